@@ -1,0 +1,24 @@
+/** Process configuration, read once from the environment. Everything has a safe local default. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Embedded database directory (PGlite). Ignored when databaseUrl is set. */
+  dataDir: string;
+  /** A real PostgreSQL server; when set it replaces the embedded database. */
+  databaseUrl?: string;
+  /** Honour X-Forwarded-Proto / X-Forwarded-Host only when the deployment sits behind a proxy we trust. */
+  trustProxy: boolean;
+  /** development seeds demo users/apps and accepts loopback http profile URLs; production never does. */
+  mode: 'development' | 'production';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: Number(env.PORT ?? 8080),
+    host: env.HOST ?? '127.0.0.1',
+    dataDir: env.DATA_DIR ?? '.data',
+    databaseUrl: env.DATABASE_URL || undefined,
+    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    mode: env.NODE_ENV === 'production' ? 'production' : 'development',
+  };
+}

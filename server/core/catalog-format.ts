@@ -1,0 +1,151 @@
+/**
+ * The catalog file format (`npm run seed -- FILE`), which is also how the database stores a
+ * product. One JSON document per shop: the shop's settings, its products and its discount codes.
+ * Documented in docs/catalog-format.md. Text that buyers read is localized: a plain string, or an
+ * object of BCP 47 language -> text ({"en": "Mug", "fr": "Tasse"}).
+ * Money is an integer in the shop currency's minor units (cents for USD).
+ */
+import { z } from 'zod';
+
+export const Localized = z.union([z.string().min(1), z.record(z.string().min(2), z.string())]);
+export type Localized = z.infer<typeof Localized>;
+
+const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$/, 'ids are 1-128 letters, digits, _ . : -');
+const Minor = z.number().int().nonnegative();
+
+const ChoiceOption = z.object({
+  id: Id,
+  label: Localized,
+  /** Added to the line's unit price when chosen, in shop-currency minor units. */
+  price_modifier: Minor.optional(),
+});
+
+/** A customization definition, read from `variant.metadata.customizations` by agents and host.js. */
+export const CustomizationDef = z.discriminatedUnion('type', [
+  z.object({
+    id: Id,
+    type: z.literal('text'),
+    label: Localized,
+    required: z.boolean().default(false),
+    min_length: z.number().int().nonnegative().optional(),
+    max_length: z.number().int().positive(),
+    placeholder: Localized.optional(),
+    price_modifier: Minor.optional(),
+  }),
+  z.object({
+    id: Id,
+    type: z.literal('single_select'),
+    label: Localized,
+    required: z.boolean().default(false),
+    options: z.array(ChoiceOption).min(1),
+  }),
+  z.object({
+    id: Id,
+    type: z.literal('multi_select'),
+    label: Localized,
+    required: z.boolean().default(false),
+    min_selections: z.number().int().nonnegative().optional(),
+    max_selections: z.number().int().positive().optional(),
+    options: z.array(ChoiceOption).min(1),
+  }),
+]);
+export type CustomizationDef = z.infer<typeof CustomizationDef>;
+
+export const StoredMedia = z.object({
+  type: z.enum(['image', 'video', 'model_3d']),
+  /** Absolute, or a path on the storefront (made absolute with the request origin). */
+  url: z.string().min(1),
+  alt_text: Localized.optional(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+});
+
+export const StoredVariant = z.object({
+  id: Id,
+  sku: z.string().optional(),
+  /** Defaults to the option labels joined with " / ", or the product title. */
+  title: Localized.optional(),
+  description: Localized.optional(),
+  /** option name -> option value id, e.g. {"size": "m", "color": "blue"}. */
+  options: z.record(z.string(), z.string()).default({}),
+  price: Minor,
+  list_price: Minor.optional(),
+  /** Units on hand; omitted means inventory is not tracked (always available). */
+  inventory: z.number().int().nonnegative().optional(),
+  status: z.enum(['in_stock', 'backorder', 'preorder', 'out_of_stock', 'discontinued']).optional(),
+  media: z.array(StoredMedia).optional(),
+  barcodes: z.array(z.object({ type: z.string(), value: z.string() })).optional(),
+  customizations: z.array(CustomizationDef).optional(),
+});
+export type StoredVariant = z.infer<typeof StoredVariant>;
+
+export const StoredProduct = z.object({
+  id: Id,
+  handle: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  title: Localized,
+  description: Localized,
+  categories: z.array(z.string().min(1)).default([]),
+  tags: z.array(z.string()).optional(),
+  media: z.array(StoredMedia).optional(),
+  options: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        label: Localized,
+        values: z.array(z.object({ id: z.string().min(1), label: Localized })).min(1),
+      }),
+    )
+    .optional(),
+  variants: z.array(StoredVariant).min(1),
+  rating: z.object({ value: z.number(), scale_max: z.number(), count: z.number().int().optional() }).optional(),
+});
+export type StoredProduct = z.infer<typeof StoredProduct>;
+
+export const StoredDiscount = z.object({
+  code: z.string().min(1).max(64),
+  title: Localized,
+  kind: z.enum(['percentage', 'fixed_amount']),
+  /** Percentage in basis points (1500 = 15%) or a fixed amount in shop-currency minor units. */
+  value: z.number().int().positive(),
+  min_subtotal: Minor.optional(),
+  starts_at: z.string().datetime({ offset: true }).optional(),
+  ends_at: z.string().datetime({ offset: true }).optional(),
+});
+export type StoredDiscount = z.infer<typeof StoredDiscount>;
+
+export const ShopSettings = z.object({
+  default_language: z.string().min(2).default('en'),
+  languages: z.array(z.string().min(2)).min(1).default(['en']),
+  /** ISO 4217 code of the shop's own prices. */
+  currency: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  /** Units of another currency per one unit of the shop currency (USD -> EUR 0.92). */
+  rates: z.record(z.string().regex(/^[A-Z]{3}$/), z.number().positive()).default({}),
+  /** Tax estimate in basis points by ISO 3166-1 country, or "US-CA" country-region; default for the rest. */
+  tax: z
+    .object({
+      default_bps: z.number().int().nonnegative().default(0),
+      by_country: z.record(z.string(), z.number().int().nonnegative()).default({}),
+      by_region: z.record(z.string(), z.number().int().nonnegative()).default({}),
+    })
+    .default({ default_bps: 0, by_country: {}, by_region: {} }),
+  mcp_enabled: z.boolean().default(false),
+  /** Agent origins allowed to frame the embedded cart page (CSP frame-ancestors). */
+  allowed_agent_origins: z.array(z.string()).default([]),
+  order_webhooks_enabled: z.boolean().default(false),
+  /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
+  extra: z.record(z.string(), z.unknown()).default({}),
+});
+export type ShopSettings = z.infer<typeof ShopSettings>;
+
+export const CatalogFile = z.object({
+  shop: z.object({
+    id: Id,
+    domain: z.string().min(1),
+    name: z.string().min(1),
+    protocol_enabled: z.boolean().default(true),
+    settings: ShopSettings.default(ShopSettings.parse({})),
+  }),
+  products: z.array(StoredProduct),
+  discounts: z.array(StoredDiscount).default([]),
+});
+export type CatalogFile = z.infer<typeof CatalogFile>;

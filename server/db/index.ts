@@ -1,0 +1,45 @@
+/**
+ * Opens the database: embedded PGlite in DATA_DIR by default, a PostgreSQL server when DATABASE_URL
+ * is set. Both speak the same SQL through Kysely, so every query in the code base runs on both.
+ */
+import { mkdirSync } from 'node:fs';
+import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysely';
+import type { Database } from './schema.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import { migrations } from './migrations/index.ts';
+
+export type DB = Kysely<Database>;
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  /** Directory for PGlite; `memory://` for a throwaway in-memory database (tests). */
+  dataDir: string;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
+  if (opts.databaseUrl) {
+    const { default: pg } = await import('pg');
+    // bigint columns hold minor units and positions; they fit in a JS number.
+    pg.types.setTypeParser(20, (v) => Number(v));
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_SIZE ?? 10) });
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const { PGlite, types } = await import('@electric-sql/pglite');
+  if (!opts.dataDir.startsWith('memory://')) mkdirSync(opts.dataDir, { recursive: true });
+  const pglite = await PGlite.create(opts.dataDir, {
+    parsers: { [types.INT8]: (v: string) => Number(v) },
+  });
+  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Applies pending migrations; throws (and the process stops) if one fails. */
+export async function migrateToLatest(db: DB): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

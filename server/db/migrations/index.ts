@@ -1,0 +1,10 @@
+/**
+ * Every migration, in order. Names are versions: never rename or edit a shipped one, add a new file.
+ * A static list (not a folder scan) so bundlers and tsx see the imports.
+ */
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_shops_catalog.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_shops_catalog': m0001,
+};
