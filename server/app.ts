@@ -1,0 +1,76 @@
+/**
+ * The whole HTTP surface, assembled. Requests are routed by Host: a storefront domain gets its shop
+ * (UCP discovery, REST, MCP, host.js, storefront pages, GraphQL); the platform's own address gets
+ * the account service and the merchant API. Each feature mounts its own routes module here.
+ */
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { bodyLimit } from 'hono/body-limit';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { Config } from './config.ts';
+import type { DB } from './db/index.ts';
+import type { AppEnv } from './http/env.ts';
+import { protocolError, renderError } from './http/errors.ts';
+import { findShopByDomain } from './core/shops.ts';
+import { discoveryRoutes } from './ucp/discovery.ts';
+import { requireProtocol } from './ucp/guard.ts';
+import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
+
+export interface AppDeps {
+  db: DB;
+  config: Config;
+}
+
+const HOST_RE = /^[a-z0-9.-]+(?::\d{1,5})?$/i;
+
+/** Headers a browser may send cross-origin to the UCP endpoints. */
+export const CORS_ALLOW_HEADERS = [
+  'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
+  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key',
+];
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp({ db, config }: AppDeps) {
+  const app = new Hono<AppEnv>();
+
+  // Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the shop.
+  app.use('*', async (c, next) => {
+    const fwdHost = config.trustProxy ? c.req.header('x-forwarded-host')?.split(',')[0].trim() : undefined;
+    const fwdProto = config.trustProxy ? c.req.header('x-forwarded-proto')?.split(',')[0].trim() : undefined;
+    const host = fwdHost || c.req.header('host') || `${config.host}:${config.port}`;
+    if (!HOST_RE.test(host)) return protocolError(c, 400, 'invalid_host', 'The Host header is malformed.');
+    const proto = fwdProto === 'https' ? 'https' : 'http';
+    const hostname = host.replace(/:\d+$/, '').toLowerCase();
+    c.set('db', db);
+    c.set('config', config);
+    c.set('origin', `${proto}://${host.toLowerCase()}`);
+    c.set('hostname', hostname);
+    c.set('shop', await findShopByDomain(db, hostname));
+    await next();
+  });
+
+  const corsMw = cors({ origin: '*', allowHeaders: CORS_ALLOW_HEADERS, allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'], exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'], maxAge: 600 });
+  app.use('/api/ucp/*', corsMw);
+  app.use('/api/ucp', corsMw);
+  app.use('/.well-known/ucp', corsMw);
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => protocolError(c, 413, 'request_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`),
+  });
+  app.use('/api/*', limit);
+
+  app.route('/.well-known/ucp', discoveryRoutes());
+
+  const rest = new Hono<AppEnv>();
+  rest.use('*', requireProtocol);
+  rest.route('/', ucpRestRoutes());
+  restMethodFallbacks(rest);
+  app.route('/api/ucp', rest);
+
+  app.use('/*', serveStatic({ root: './public' }));
+
+  app.notFound((c) => protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`));
+  app.onError((err, c) => renderError(err, c));
+  return app;
+}

@@ -1,0 +1,100 @@
+/**
+ * Writes to the catalog: shops and products. Used by the seed command and the merchant API, so a
+ * product written either way is searchable at once (the search vector is a generated column).
+ */
+import type { DB } from '../db/index.ts';
+import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
+import type { Shop } from './types.ts';
+import { forgetCachedShops } from './shops.ts';
+
+function allText(value: Localized | undefined, language: string): string {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return value;
+  return value[language] ?? '';
+}
+
+/** Text indexed for search, per language; `_` holds identifiers matched without stemming. */
+export function searchText(p: StoredProduct, languages: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const lang of languages) {
+    const parts = [
+      allText(p.title, lang),
+      allText(p.title, lang), // title twice: a title hit outranks a description hit
+      allText(p.description, lang),
+      ...p.categories,
+      ...(p.tags ?? []),
+      ...(p.options ?? []).flatMap((o) => o.values.map((v) => allText(v.label, lang))),
+    ];
+    out[lang.split('-')[0]] = parts.filter(Boolean).join(' ');
+  }
+  // Plain strings (not localized) count for every language.
+  if (typeof p.title === 'string') for (const k of Object.keys(out)) out[k] ||= p.title;
+  out._ = [p.id, p.handle, ...p.variants.flatMap((v) => [v.id, v.sku ?? ''])].filter(Boolean).join(' ');
+  return out;
+}
+
+function productRow(shopId: string, p: StoredProduct, languages: string[]) {
+  const prices = p.variants.map((v) => v.price);
+  return {
+    shop_id: shopId,
+    id: p.id,
+    handle: p.handle,
+    doc: JSON.stringify(p),
+    price_min: Math.min(...prices),
+    price_max: Math.max(...prices),
+    categories: JSON.stringify(p.categories),
+    search_text: JSON.stringify(searchText(p, languages)),
+  };
+}
+
+/** Inserts or replaces products (and their variant index rows) in one transaction. */
+export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>, products: StoredProduct[]): Promise<void> {
+  const languages = shop.settings.languages;
+  await db.transaction().execute(async (tx) => {
+    for (let i = 0; i < products.length; i += 500) {
+      const batch = products.slice(i, i + 500);
+      const ids = batch.map((p) => p.id);
+      await tx.deleteFrom('variants').where('shop_id', '=', shop.id).where('product_id', 'in', ids).execute();
+      await tx
+        .insertInto('products')
+        .values(batch.map((p) => productRow(shop.id, p, languages)))
+        .onConflict((oc) =>
+          oc.columns(['shop_id', 'id']).doUpdateSet((eb) => ({
+            handle: eb.ref('excluded.handle'),
+            doc: eb.ref('excluded.doc'),
+            price_min: eb.ref('excluded.price_min'),
+            price_max: eb.ref('excluded.price_max'),
+            categories: eb.ref('excluded.categories'),
+            search_text: eb.ref('excluded.search_text'),
+            updated_at: new Date(),
+          })),
+        )
+        .execute();
+      const variants = batch.flatMap((p) => p.variants.map((v) => ({ shop_id: shop.id, id: v.id, product_id: p.id, sku: v.sku ?? null })));
+      for (let j = 0; j < variants.length; j += 1000) {
+        await tx.insertInto('variants').values(variants.slice(j, j + 1000)).execute();
+      }
+    }
+  });
+}
+
+export async function deleteProduct(db: DB, shopId: string, productId: string): Promise<boolean> {
+  const res = await db.deleteFrom('products').where('shop_id', '=', shopId).where('id', '=', productId).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Loads a whole catalog file: creates or updates the shop, then upserts every product. */
+export async function loadCatalogFile(db: DB, input: unknown): Promise<{ shopId: string; products: number }> {
+  const file = CatalogFile.parse(input);
+  const s = file.shop;
+  await db
+    .insertInto('shops')
+    .values({ id: s.id, domain: s.domain.toLowerCase(), name: s.name, protocol_enabled: s.protocol_enabled, settings: JSON.stringify(s.settings) })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ domain: s.domain.toLowerCase(), name: s.name, protocol_enabled: s.protocol_enabled, settings: JSON.stringify(s.settings) }),
+    )
+    .execute();
+  forgetCachedShops();
+  await upsertProducts(db, { id: s.id, settings: s.settings }, file.products);
+  return { shopId: s.id, products: file.products.length };
+}

@@ -1,0 +1,225 @@
+/**
+ * Catalog operations: search, lookup and single product, for one shop. Every query is scoped by
+ * shop_id, which is what keeps shops from seeing each other's products.
+ */
+import { sql } from 'kysely';
+import type { DB } from '../db/index.ts';
+import type { Product } from '../../src/wire/catalog.ts';
+import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, LOOKUP_MAX_IDS, type GetProductRequest, type LookupRequest, type SearchRequest } from '../../src/wire/catalog.ts';
+import type { Message } from '../../src/wire/common.ts';
+import type { Shop, StoredProduct, StoredVariant } from './types.ts';
+import type { Locale } from './localize.ts';
+import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
+import { convert } from './money.ts';
+import { featuredVariant, isAvailable, renderProduct, type RenderOptions } from './products.ts';
+
+/** PostgreSQL text-search configuration per language; others fall back to 'simple'. */
+const TS_CONFIG: Record<string, string> = { en: 'english', fr: 'french' };
+
+function tsConfig(language: string): string {
+  return TS_CONFIG[language.split('-')[0].toLowerCase()] ?? 'simple';
+}
+
+function renderOptions(shop: Shop, locale: Locale, origin: string): RenderOptions {
+  return { locale, origin, defaultLanguage: shop.settings.default_language };
+}
+
+/** Cursors are opaque to clients: base64url JSON of the next offset. */
+function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, path: string): number {
+  try {
+    const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o: unknown };
+    if (typeof o === 'number' && Number.isInteger(o) && o >= 0 && o <= 1_000_000) return o;
+  } catch {
+    /* fall through */
+  }
+  throw new InvalidRequest('invalid_cursor', 'The pagination cursor is not one this server issued.', [
+    { path, code: 'invalid_cursor', content: 'Unknown or malformed cursor; start again without one.' },
+  ]);
+}
+
+/** Converts a price bound from the request currency back to the shop currency (inverse rate). */
+function toBase(amount: number, locale: Locale, round: 'floor' | 'ceil'): number {
+  if (locale.currency === locale.rates.base) return amount;
+  const one = convert(1_000_000, locale.rates, locale.currency) / 1_000_000;
+  return Math[round](amount / one);
+}
+
+type Filters = SearchRequest['filters'];
+
+function applyFilters<QB extends { where: (...args: any[]) => QB }>(qb: QB, filters: Filters, locale: Locale): QB {
+  let q = qb;
+  const cats = filters?.categories?.filter(Boolean);
+  if (cats?.length) q = q.where(sql<boolean>`categories ?| ${sql.val(cats)}::text[]`);
+  const p = filters?.price;
+  if (p?.min !== undefined) q = q.where('price_max', '>=', toBase(p.min, locale, 'floor'));
+  if (p?.max !== undefined) q = q.where('price_min', '<=', toBase(p.max, locale, 'ceil'));
+  return q;
+}
+
+export interface SearchResult {
+  products: Product[];
+  pagination: { has_next_page: boolean; cursor?: string };
+}
+
+export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, locale: Locale, origin: string): Promise<SearchResult> {
+  const requested = req.pagination?.limit ?? req.limit ?? SEARCH_DEFAULT_LIMIT;
+  const limit = Math.min(requested, SEARCH_MAX_LIMIT); // a hint: clamp silently, as UCP allows
+  const cursor = req.pagination?.cursor ?? req.cursor;
+  const offset = cursor ? decodeCursor(cursor, req.pagination?.cursor ? '$.pagination.cursor' : '$.cursor') : 0;
+  const query = req.query?.trim();
+
+  let qb = db.selectFrom('products').select('doc').where('shop_id', '=', shop.id);
+  if (query) {
+    const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
+    qb = qb.where(sql<boolean>`tsv @@ ${tsq}`).orderBy(sql`ts_rank(tsv, ${tsq})`, 'desc');
+  }
+  qb = applyFilters(qb, req.filters, locale);
+  const rows = await qb.orderBy('position').limit(limit + 1).offset(offset).execute();
+
+  const hasNext = rows.length > limit;
+  const o = renderOptions(shop, locale, origin);
+  return {
+    products: rows.slice(0, limit).map((r) => {
+      const p = r.doc as StoredProduct;
+      // Listings lead with the featured variant.
+      const featured = featuredVariant(p);
+      return renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
+    }),
+    pagination: hasNext ? { has_next_page: true, cursor: encodeCursor(offset + limit) } : { has_next_page: false },
+  };
+}
+
+export interface LookupResult {
+  products: Product[];
+  messages: Message[];
+}
+
+export async function lookupCatalog(db: DB, shop: Shop, req: LookupRequest, locale: Locale, origin: string): Promise<LookupResult> {
+  const ids = [...new Set(req.ids)];
+  if (ids.length > LOOKUP_MAX_IDS) {
+    throw new RequestTooLarge(`At most ${LOOKUP_MAX_IDS} ids per lookup; got ${ids.length}.`, [
+      { path: '$.ids', code: 'request_too_large', content: `At most ${LOOKUP_MAX_IDS} distinct ids.` },
+    ]);
+  }
+  const variantHits = await db
+    .selectFrom('variants')
+    .select(['id', 'product_id', 'sku'])
+    .where('shop_id', '=', shop.id)
+    .where((eb) => eb.or([eb('id', 'in', ids), eb('sku', 'in', ids)]))
+    .execute();
+  const productIds = new Set<string>(variantHits.map((v) => v.product_id));
+  let qb = db
+    .selectFrom('products')
+    .select(['id', 'doc'])
+    .where('shop_id', '=', shop.id)
+    .where((eb) => eb.or([eb('id', 'in', ids), ...(productIds.size ? [eb('id', 'in', [...productIds])] : [])]));
+  qb = applyFilters(qb, req.filters, locale);
+  const rows = await qb.orderBy('position').execute();
+
+  const o = renderOptions(shop, locale, origin);
+  const found = new Set<string>();
+  const products: Product[] = [];
+  for (const row of rows) {
+    const p = row.doc as StoredProduct;
+    // inputs per variant: exact for variant ids / SKUs, featured for a product id.
+    const inputs = new Map<string, Array<{ id: string; match: 'exact' | 'featured' }>>();
+    const add = (v: StoredVariant, id: string, match: 'exact' | 'featured') => {
+      inputs.set(v.id, [...(inputs.get(v.id) ?? []), { id, match }]);
+      found.add(id);
+    };
+    for (const v of p.variants) {
+      for (const id of ids) if (v.id === id || (v.sku && v.sku === id)) add(v, id, 'exact');
+    }
+    if (ids.includes(p.id)) add(featuredVariant(p), p.id, 'featured');
+    const variants = p.variants.filter((v) => inputs.has(v.id));
+    if (!variants.length) continue;
+    const rendered = renderProduct(p, o, variants);
+    rendered.variants = rendered.variants.map((v) => ({ ...v, inputs: inputs.get(v.id)! }));
+    products.push(rendered);
+  }
+  const messages: Message[] = ids
+    .filter((id) => !found.has(id))
+    .map((id) => ({ type: 'info', code: 'not_found', content: id }));
+  return { products, messages };
+}
+
+export async function getProduct(db: DB, shop: Shop, req: GetProductRequest, locale: Locale, origin: string): Promise<Product> {
+  const byVariant = await db
+    .selectFrom('variants')
+    .select('product_id')
+    .where('shop_id', '=', shop.id)
+    .where('id', '=', req.id)
+    .executeTakeFirst();
+  const productId = byVariant?.product_id ?? req.id;
+  const row = await db.selectFrom('products').select('doc').where('shop_id', '=', shop.id).where('id', '=', productId).executeTakeFirst();
+  if (!row) throw new BusinessError('not_found', `No product or variant with id '${req.id}'.`);
+  const p = row.doc as StoredProduct;
+
+  // Effective selection: the requested variant, else the best match for `selected`, else featured.
+  const requestedVariant = byVariant ? p.variants.find((v) => v.id === req.id) : undefined;
+  const chosen = requestedVariant ?? matchSelection(p, req) ?? featuredVariant(p);
+  const o = renderOptions(shop, locale, origin);
+  const product = renderProduct(p, o, [chosen, ...p.variants.filter((v) => v !== chosen)]);
+  if (p.options?.length) {
+    product.selected = product.variants[0].options ?? [];
+    product.options = optionAvailability(p, chosen, product);
+  }
+  return product;
+}
+
+/** Finds the variant matching `selected`, relaxing options from the end of `preferences` first. */
+function matchSelection(p: StoredProduct, req: GetProductRequest): StoredVariant | undefined {
+  if (!req.selected?.length || !p.options?.length) return undefined;
+  const wanted = new Map<string, string>();
+  for (const s of req.selected) {
+    const option = p.options.find((o) => o.name === s.name);
+    const value = option?.values.find((v) => v.id === s.id || Object.values(typeof v.label === 'string' ? { x: v.label } : v.label).includes(s.label));
+    if (value) wanted.set(s.name, value.id);
+  }
+  const order = [...(req.preferences ?? []), ...[...wanted.keys()].filter((k) => !req.preferences?.includes(k))];
+  let names = order.filter((n) => wanted.has(n));
+  while (true) {
+    const matches = p.variants.filter((v) => names.every((n) => v.options[n] === wanted.get(n)));
+    const best = matches.find(isAvailable) ?? matches[0];
+    if (best) return best;
+    if (!names.length) return undefined;
+    names = names.slice(0, -1);
+  }
+}
+
+/** Marks each option value exists/available relative to the chosen variant's other options. */
+function optionAvailability(p: StoredProduct, chosen: StoredVariant, product: Product) {
+  return (product.options ?? []).map((opt) => ({
+    name: opt.name,
+    values: opt.values.map((val) => {
+      const combo = p.variants.filter(
+        (v) => v.options[opt.name] === val.id && Object.entries(chosen.options).every(([n, id]) => n === opt.name || v.options[n] === id),
+      );
+      return { ...val, exists: combo.length > 0, available: combo.some(isAvailable) };
+    }),
+  }));
+}
+
+/** Variants by id for pricing carts: id -> its product and stored variant. Scoped to the shop. */
+export async function loadVariants(db: DB, shop: Shop, variantIds: string[]): Promise<Map<string, { product: StoredProduct; variant: StoredVariant }>> {
+  const out = new Map<string, { product: StoredProduct; variant: StoredVariant }>();
+  const ids = [...new Set(variantIds)];
+  if (!ids.length) return out;
+  const rows = await db
+    .selectFrom('variants as v')
+    .innerJoin('products as p', (j) => j.onRef('p.shop_id', '=', 'v.shop_id').onRef('p.id', '=', 'v.product_id'))
+    .select(['v.id as variant_id', 'p.doc as doc'])
+    .where('v.shop_id', '=', shop.id)
+    .where('v.id', 'in', ids)
+    .execute();
+  for (const row of rows) {
+    const product = row.doc as StoredProduct;
+    const variant = product.variants.find((v) => v.id === row.variant_id);
+    if (variant) out.set(row.variant_id, { product, variant });
+  }
+  return out;
+}

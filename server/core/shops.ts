@@ -1,0 +1,40 @@
+/**
+ * Shops (storefront domains). Requests are routed to a shop by host name; the lookup is cached for a
+ * few seconds because every request needs it and settings change rarely.
+ */
+import type { DB } from '../db/index.ts';
+import { ShopSettings } from './catalog-format.ts';
+import type { Shop } from './types.ts';
+
+const TTL_MS = 5_000;
+const cache = new Map<string, { shop: Shop | null; at: number }>();
+
+function fromRow(row: { id: string; domain: string; name: string; protocol_enabled: boolean; settings: unknown }): Shop {
+  return {
+    id: row.id,
+    domain: row.domain,
+    name: row.name,
+    protocolEnabled: row.protocol_enabled,
+    settings: ShopSettings.parse(row.settings),
+  };
+}
+
+export async function findShopByDomain(db: DB, domain: string, now = Date.now()): Promise<Shop | null> {
+  const key = domain.toLowerCase();
+  const hit = cache.get(key);
+  if (hit && now - hit.at < TTL_MS) return hit.shop;
+  const row = await db.selectFrom('shops').selectAll().where('domain', '=', key).executeTakeFirst();
+  const shop = row ? fromRow(row) : null;
+  if (cache.size > 10_000) cache.clear();
+  cache.set(key, { shop, at: now });
+  return shop;
+}
+
+export async function findShopById(db: DB, id: string): Promise<Shop | null> {
+  const row = await db.selectFrom('shops').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : null;
+}
+
+export function forgetCachedShops(): void {
+  cache.clear();
+}

@@ -1,0 +1,17 @@
+/** The per-request values every transport reads: the database, the shop, the public origin. */
+import type { DB } from '../db/index.ts';
+import type { Config } from '../config.ts';
+import type { Shop } from '../core/types.ts';
+
+export interface AppVariables {
+  db: DB;
+  config: Config;
+  /** Public origin of this request, e.g. `http://demo.localhost:8080`. */
+  origin: string;
+  /** Host name without port, lower case. */
+  hostname: string;
+  /** The storefront the Host names, or null for the platform's own address. */
+  shop: Shop | null;
+}
+
+export type AppEnv = { Variables: AppVariables };

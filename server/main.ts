@@ -1,0 +1,18 @@
+/** `npm start`: the storefront server with the embedded database and demo data. */
+import { startServer } from './server.ts';
+
+const running = await startServer();
+const { port, config } = running;
+const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
+console.log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
+for (const s of shops) {
+  const base = `http://${s.domain}:${port}`;
+  console.log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
+}
+console.log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    running.close().finally(() => process.exit(0));
+  });
+}

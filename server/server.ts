@@ -1,0 +1,41 @@
+/**
+ * Starting and stopping a server process: open the database, migrate, seed the demo when empty,
+ * listen. Used by `npm start` and by the integration tests, so tests run the real thing.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from './config.ts';
+import { migrateToLatest, openDatabase, type DB } from './db/index.ts';
+import { createApp } from './app.ts';
+import { isEmpty, seedDemo } from './seed/demo.ts';
+
+export interface RunningServer {
+  db: DB;
+  config: Config;
+  port: number;
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(overrides: Partial<Config> = {}, opts: { seed?: boolean } = {}): Promise<RunningServer> {
+  const config = { ...loadConfig(), ...overrides };
+  const db = await openDatabase(config);
+  await migrateToLatest(db);
+  if (opts.seed !== false && (await isEmpty(db))) await seedDemo(db);
+  const app = createApp({ db, config });
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    db,
+    config: { ...config, port },
+    port,
+    url: `http://${config.host}:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+describe('GET /.well-known/ucp', () => {
+  it('publishes a valid business profile with origin-based endpoints', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    expect(r.status).toBe(200);
+    expectUcpValid(`${PROFILE_ID}#/$defs/business_profile`, r.body);
+    expect(r.body.ucp.version).toBe('2026-04-08');
+    const bindings = r.body.ucp.services['dev.ucp.shopping'];
+    const origin = `http://demo.localhost:${s.port}`;
+    expect(bindings.find((b: any) => b.transport === 'rest').endpoint).toBe(`${origin}/api/ucp`);
+    expect(bindings.find((b: any) => b.transport === 'mcp').endpoint).toBe(`${origin}/mcp`);
+    const embedded = bindings.find((b: any) => b.transport === 'embedded');
+    expect(embedded.schema).toMatch(/embedded\.openrpc\.json$/);
+    expect(embedded.endpoint).toBeUndefined();
+    for (const b of bindings) {
+      expect(b.spec).toMatch(/^https:\/\/ucp\.dev\//);
+      expect(b.schema).toMatch(/^https:\/\/ucp\.dev\/2026-04-08\//);
+    }
+    expect(Object.keys(r.body.ucp.capabilities).sort()).toEqual([
+      'dev.ucp.shopping.cart',
+      'dev.ucp.shopping.catalog.lookup',
+      'dev.ucp.shopping.catalog.search',
+      'dev.ucp.shopping.discount',
+    ]);
+    expect(r.body.ucp.capabilities['dev.ucp.shopping.discount'][0].extends).toEqual(['dev.ucp.shopping.cart']);
+    expect(r.body.ucp.payment_handlers).toEqual({});
+    expect(r.body.signing_keys).toBeUndefined();
+  });
+
+  it('is publicly cacheable with an ETag that revalidates to 304', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    const cc = String(r.headers['cache-control']);
+    expect(cc).toMatch(/\bpublic\b/);
+    expect(Number(/max-age=(\d+)/.exec(cc)?.[1])).toBeGreaterThanOrEqual(60);
+    expect(cc).not.toMatch(/private|no-store|no-cache/);
+    const etag = String(r.headers.etag);
+    expect(etag).toMatch(/^"/);
+    const again = await s.req('demo.localhost', 'GET', '/.well-known/ucp', undefined, { 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+  });
+
+  it('omits the MCP binding for a shop with MCP off', async () => {
+    const r = await s.req('other.localhost', 'GET', '/.well-known/ucp');
+    expect(r.status).toBe(200);
+    expectUcpValid(`${PROFILE_ID}#/$defs/business_profile`, r.body);
+    const transports = r.body.ucp.services['dev.ucp.shopping'].map((b: any) => b.transport);
+    expect(transports).toContain('rest');
+    expect(transports).not.toContain('mcp');
+    expect(r.body.ucp.services['dev.ucp.shopping'][0].endpoint).toBe(`http://other.localhost:${s.port}/api/ucp`);
+  });
+
+  it('answers 404 on a domain without the protocol and on unknown domains, never a redirect', async () => {
+    for (const host of ['offline.localhost', 'nowhere.localhost']) {
+      for (const [method, path] of [
+        ['GET', '/.well-known/ucp'],
+        ['GET', '/api/ucp'],
+        ['POST', '/api/ucp/catalog/search'],
+      ] as const) {
+        const r = await s.req(host, method, path, method === 'POST' ? { query: 'mug' } : undefined);
+        expect(r.status, `${host} ${method} ${path}`).toBe(404);
+        expect(r.body.code).toBe('not_found');
+      }
+    }
+  });
+
+  it('answers CORS preflight with the UCP request headers allowed', async () => {
+    const r = await s.req('demo.localhost', 'OPTIONS', '/.well-known/ucp', undefined, {
+      origin: 'https://agent.example',
+      'access-control-request-method': 'GET',
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('ignores X-Forwarded-* unless the proxy is trusted', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/.well-known/ucp', undefined, {
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+    });
+    expect(r.body.ucp.services['dev.ucp.shopping'][0].endpoint).toBe(`http://demo.localhost:${s.port}/api/ucp`);
+  });
+});
+
+describe('behind a trusted proxy', () => {
+  let p: TestServer;
+  beforeAll(async () => {
+    p = await startTestServer({ trustProxy: true });
+  });
+  afterAll(() => p.close());
+
+  it('builds absolute URLs from X-Forwarded-Proto/Host', async () => {
+    const r = await p.req('internal', 'GET', '/.well-known/ucp', undefined, {
+      'x-forwarded-host': 'demo.localhost',
+      'x-forwarded-proto': 'https',
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.ucp.services['dev.ucp.shopping'][0].endpoint).toBe('https://demo.localhost/api/ucp');
+  });
+});
+
+describe('GET /api/ucp', () => {
+  it('is the service root with protocol metadata', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/api/ucp');
+    expect(r.status).toBe(200);
+    expect(r.body.ucp.version).toBe('2026-04-08');
+    expect(r.body.status).toBe('ok');
+    const withOrigin = await s.req('demo.localhost', 'GET', '/api/ucp', undefined, { origin: 'https://shop.example' });
+    expect(withOrigin.headers['access-control-allow-origin']).toBe('*');
+  });
+});

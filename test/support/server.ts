@@ -1,0 +1,48 @@
+/**
+ * Integration tests run the real server (real database, real HTTP) on an ephemeral port with a
+ * throwaway in-memory embedded database and the demo data. Node does not resolve *.localhost, so
+ * requests go to 127.0.0.1 with the storefront's Host header.
+ */
+import { request as httpRequest } from 'node:http';
+import { startServer, type RunningServer } from '../../server/server.ts';
+import type { Config } from '../../server/config.ts';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: T;
+}
+
+export interface TestServer extends RunningServer {
+  /** Sends a request to `host` (e.g. demo.localhost); `body` objects are sent as JSON. */
+  req<T = any>(host: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse<T>>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', ...overrides });
+  const req = <T>(host: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    new Promise<TestResponse<T>>((resolve, reject) => {
+      const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+      const h: Record<string, string> = { host: `${host}:${running.port}`, ...headers };
+      if (payload !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
+      const r = httpRequest({ host: '127.0.0.1', port: running.port, method, path, headers: h }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = undefined;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed as T });
+        });
+      });
+      r.on('error', reject);
+      if (payload !== undefined) r.write(payload);
+      r.end();
+    });
+  return Object.assign(running, { req });
+}
