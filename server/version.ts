@@ -1,0 +1,27 @@
+/**
+ * The one place that names versions. Everything that reports or routes on a version imports it from here.
+ *
+ * - `API_VERSION`: the merchant API's full semantic version (major.minor.patch). GraphQL's
+ *   `query { apiVersion }` answers with exactly this string.
+ * - `API_PATH_VERSION`: its major.minor, the form used in URL paths (`/graphql/3.0`).
+ * - `GRAPHQL_VERSIONS`: the path versions `/graphql/<version>` accepts. Only these exact strings are
+ *   served; anything else (including the full `3.0.0`) is a 404 with a GraphQL `errors` body. A new
+ *   minor version is added here and nowhere else.
+ * - `UCP_VERSION`: the Universal Commerce Protocol revision the storefront speaks. It is defined next to
+ *   the wire types shared with the browser bundle and re-exported here so there is still one source.
+ */
+export { UCP_VERSION } from '../src/wire/common.ts';
+
+export const API_VERSION = '3.0.0';
+
+/** major.minor of {@link API_VERSION}. */
+export const API_PATH_VERSION = API_VERSION.split('.').slice(0, 2).join('.');
+
+/** Path versions served at `/graphql/<version>`, newest last. */
+export const GRAPHQL_VERSIONS = ['3.0'] as const;
+
+export type GraphQLVersion = (typeof GRAPHQL_VERSIONS)[number];
+
+export function isGraphQLVersion(v: string): v is GraphQLVersion {
+  return (GRAPHQL_VERSIONS as readonly string[]).includes(v);
+}
