@@ -15,6 +15,7 @@ import { findShopByDomain } from './core/shops.ts';
 import { discoveryRoutes } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
+import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 
 export interface AppDeps {
   db: DB;
@@ -67,6 +68,9 @@ export function createApp({ db, config }: AppDeps) {
   rest.route('/', ucpRestRoutes());
   restMethodFallbacks(rest);
   app.route('/api/ucp', rest);
+
+  // The version query is answered on every storefront domain (the seed's {graphql_url}).
+  app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy }) }));
 
   app.use('/*', serveStatic({ root: './public' }));
 
