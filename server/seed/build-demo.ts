@@ -973,7 +973,7 @@ export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline', Catalo
         rates: { EUR: 0.92, GBP: 0.79, JPY: 151.5, CAD: 1.37 },
         tax: { default_bps: 0, by_country: { FR: 2000, GB: 2000, DE: 1900, CA: 500 }, by_region: { 'US-CA': 725, 'US-NY': 400 } },
         mcp_enabled: true,
-        allowed_agent_origins: ['http://agent.localhost:8080'],
+        allowed_agent_origins: ['http://agent.localhost:*'],
         order_webhooks_enabled: false,
         extra: {},
       },
