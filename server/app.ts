@@ -15,6 +15,7 @@ import { findShopByDomain } from './core/shops.ts';
 import { discoveryRoutes } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
+import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 
 export interface AppDeps {
@@ -66,6 +67,7 @@ export function createApp({ db, config }: AppDeps) {
   const rest = new Hono<AppEnv>();
   rest.use('*', requireProtocol);
   rest.route('/', ucpRestRoutes());
+  rest.route('/', cartRoutes());
   restMethodFallbacks(rest);
   app.route('/api/ucp', rest);
 

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import { migrateToLatest, openDatabase, type DB } from './db/index.ts';
 import { createApp } from './app.ts';
 import { isEmpty, seedDemo } from './seed/demo.ts';
+import { startCartPurge } from './core/carts.ts';
 
 export interface RunningServer {
   db: DB;
@@ -28,12 +29,14 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
+  const stopPurge = startCartPurge(db);
   return {
     db,
     config: { ...config, port },
     port,
     url: `http://${config.host}:${port}`,
     async close() {
+      stopPurge();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
     },

@@ -6,6 +6,7 @@ import type { DB } from '../db/index.ts';
 import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
 import type { Shop } from './types.ts';
 import { forgetCachedShops } from './shops.ts';
+import { saveShopDiscounts } from './discounts.ts';
 
 function allText(value: Localized | undefined, language: string): string {
   if (value === undefined) return '';
@@ -96,5 +97,6 @@ export async function loadCatalogFile(db: DB, input: unknown): Promise<{ shopId:
     .execute();
   forgetCachedShops();
   await upsertProducts(db, { id: s.id, settings: s.settings }, file.products);
+  await saveShopDiscounts(db, s.id, file.discounts);
   return { shopId: s.id, products: file.products.length };
 }

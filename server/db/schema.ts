@@ -3,7 +3,8 @@
  * JSON columns are typed as the shape the domain core stores in them.
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { ShopSettings, StoredProduct } from '../core/types.ts';
+import type { ShopSettings, StoredProduct, StoredDiscount } from '../core/types.ts';
+import type { StoredCartLine, StoredCartDiscounts } from '../core/carts.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
@@ -40,8 +41,45 @@ export interface VariantsTable {
   sku: string | null;
 }
 
+export interface CartsTable {
+  shop_id: string;
+  id: string;
+  /** The cart's display currency (prices are stored in the shop currency and converted when rendered). */
+  currency: string;
+  language: string;
+  context: Json<Record<string, unknown>>;
+  buyer: Json<Record<string, unknown> | null> | null;
+  line_items: Json<StoredCartLine[]>;
+  discounts: Json<StoredCartDiscounts>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** Stored responses of idempotent operations (REST and MCP share them). Unique (shop_id, operation, key). */
+export interface IdempotencyKeysTable {
+  shop_id: string;
+  operation: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  /** The exact JSON text of the response body. */
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface DiscountsTable {
+  shop_id: string;
+  /** Upper-cased: codes match case-insensitively. */
+  code: string;
+  doc: Json<StoredDiscount>;
+}
+
 export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
   variants: VariantsTable;
+  carts: CartsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  discounts: DiscountsTable;
 }

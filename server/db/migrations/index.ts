@@ -4,7 +4,9 @@
  */
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_shops_catalog.ts';
+import * as m0002 from './0002_carts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
+  '0002_carts': m0002,
 };

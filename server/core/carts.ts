@@ -1,0 +1,362 @@
+/**
+ * Carts, for one shop: create, get, update (full replacement of the lines), cancel (clears the
+ * lines), purge. Every rule lives here so REST, MCP, the widget and the embedded cart agree.
+ *
+ * A cart row stores its lines with unit prices in the shop currency (customization modifiers
+ * included), the chosen display currency and language, the raw context and the discount codes with
+ * the definitions they matched. Rendering converts prices, prices discounts and estimates tax.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { Message } from '../../src/wire/common.ts';
+import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../src/wire/cart.ts';
+import type { Shop, StoredDiscount } from './types.ts';
+import { BusinessError, type FieldIssue } from './errors.ts';
+import { loadVariants } from './catalog.ts';
+import { resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
+import { convert, exponent } from './money.ts';
+import { isAvailable, variantTitle } from './products.ts';
+import { validateCustomizations } from './customizations.ts';
+import { evaluateCodes, findDiscounts } from './discounts.ts';
+import { priceCart, taxRateBps } from './pricing.ts';
+import { purgeIdempotencyKeys } from './idempotency.ts';
+
+type Exec = Kysely<Database>;
+
+/** Carts live this long after their last write. */
+export const CART_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface StoredCartLine {
+  id: string;
+  variant_id: string;
+  product_id: string;
+  quantity: number;
+  customizations: Array<{ id: string; value: string }>;
+  /** Per unit, shop currency, modifiers included. */
+  unit_price: number;
+  /** In the cart's language at write time. */
+  title: string;
+  image?: string;
+  parent_id?: string;
+}
+
+export interface StoredCartDiscounts {
+  /** As submitted (order kept). */
+  codes: string[];
+  /** Definitions those codes matched when submitted. */
+  defs: StoredDiscount[];
+}
+
+export interface CartRecord {
+  shop_id: string;
+  id: string;
+  currency: string;
+  language: string;
+  context: Record<string, unknown>;
+  buyer: Record<string, unknown> | null;
+  line_items: StoredCartLine[];
+  discounts: StoredCartDiscounts;
+  expires_at: Date;
+}
+
+export type CartSeverity = 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable';
+export interface CartIssue extends FieldIssue {
+  severity: CartSeverity;
+}
+
+/** The request cannot produce a cart (unknown variant, invalid customizations): nothing was written. */
+export class CartRejected extends BusinessError {
+  constructor(readonly cartIssues: CartIssue[]) {
+    super(cartIssues[0]?.code ?? 'invalid_cart', cartIssues.map((i) => `${i.path}: ${i.content}`).join('; '), cartIssues, cartIssues[0]?.severity ?? 'recoverable');
+  }
+}
+
+export function newCartId(): string {
+  return `cart_${randomBytes(16).toString('base64url')}`;
+}
+
+function localeFor(shop: Shop, context: RequestContext | undefined, acceptLanguage?: string) {
+  return resolveLocale(shop, context, acceptLanguage);
+}
+
+function noticeMessages(notices: Array<{ code: string; path: string; content: string }>): Message[] {
+  return notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
+}
+
+/** Validates and prices the requested lines against the catalog (one query). Throws CartRejected. */
+async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_items'], locale: Locale): Promise<StoredCartLine[]> {
+  const found = await loadVariants(db, shop, input.map((l) => l.item.id));
+  const issues: CartIssue[] = [];
+  const o = { locale, origin: '', defaultLanguage: shop.settings.default_language };
+  const usedIds = new Set<string>();
+  const lines: StoredCartLine[] = [];
+  input.forEach((line, i) => {
+    const path = `$.line_items[${i}]`;
+    const hit = found.get(line.item.id);
+    if (!hit) {
+      issues.push({ path: `${path}.item.id`, code: 'not_found', content: `No variant '${line.item.id}' in this shop.`, severity: 'recoverable' });
+      return;
+    }
+    const { product, variant } = hit;
+    if (!isAvailable(variant)) {
+      issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: `Variant '${variant.id}' is not available.`, severity: 'recoverable' });
+      return;
+    }
+    const c = validateCustomizations(variant.customizations, line.customizations, path);
+    for (const issue of c.issues) issues.push({ ...issue, severity: 'requires_buyer_input' });
+    if (c.issues.length) return;
+    const productTitle = text(product.title, locale.language, shop.settings.default_language);
+    const vTitle = variantTitle(product, variant, o);
+    const image = (variant.media ?? product.media ?? []).find((m) => m.type === 'image')?.url;
+    lines.push({
+      id: line.id && !usedIds.has(line.id) ? line.id : '',
+      variant_id: variant.id,
+      product_id: product.id,
+      quantity: line.quantity,
+      customizations: c.accepted,
+      unit_price: variant.price + c.modifier,
+      title: product.options?.length && vTitle !== productTitle ? `${productTitle} - ${vTitle}` : productTitle,
+      ...(image ? { image } : {}),
+      ...(line.parent_id ? { parent_id: line.parent_id } : {}),
+    });
+    if (line.id) usedIds.add(line.id);
+  });
+  if (issues.length) throw new CartRejected(issues);
+  let n = 0;
+  for (const l of lines) {
+    if (!l.id) {
+      do n++;
+      while (usedIds.has(`li_${n}`));
+      l.id = `li_${n}`;
+      usedIds.add(l.id);
+    }
+  }
+  const ids = new Set(lines.map((l) => l.id));
+  for (const l of lines) if (l.parent_id && (!ids.has(l.parent_id) || l.parent_id === l.id)) delete l.parent_id;
+  return lines;
+}
+
+function contextOf(context: CreateCartRequest['context']): Record<string, unknown> {
+  return context ? { ...context } : {};
+}
+
+export interface WriteResult {
+  record: CartRecord;
+  /** Request-time warnings (unsupported language/currency) to show once, in this response. */
+  messages: Message[];
+}
+
+export interface CartOptions {
+  acceptLanguage?: string;
+  now?: Date;
+}
+
+export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
+  const now = opts.now ?? new Date();
+  const { locale, notices } = localeFor(shop, req.context, opts.acceptLanguage);
+  const lines = await buildLines(db, shop, req.line_items, locale);
+  const codes = req.discounts?.codes ?? [];
+  const defs = await findDiscounts(db, shop.id, codes);
+  const record: CartRecord = {
+    shop_id: shop.id,
+    id: newCartId(),
+    currency: locale.currency,
+    language: locale.language,
+    context: contextOf(req.context),
+    buyer: req.buyer ?? null,
+    line_items: lines,
+    discounts: { codes, defs },
+    expires_at: new Date(now.getTime() + CART_TTL_MS),
+  };
+  await db
+    .insertInto('carts')
+    .values({
+      shop_id: record.shop_id,
+      id: record.id,
+      currency: record.currency,
+      language: record.language,
+      context: JSON.stringify(record.context),
+      buyer: record.buyer ? JSON.stringify(record.buyer) : null,
+      line_items: JSON.stringify(record.line_items),
+      discounts: JSON.stringify(record.discounts),
+      created_at: now,
+      updated_at: now,
+      expires_at: record.expires_at,
+    })
+    .execute();
+  return { record, messages: noticeMessages(notices) };
+}
+
+/** A live (unexpired) cart of this shop, or null. `forUpdate` locks the row for the transaction. */
+export async function findCart(db: Exec, shop: Shop, id: string, opts: { now?: Date; forUpdate?: boolean } = {}): Promise<CartRecord | null> {
+  let q = db
+    .selectFrom('carts')
+    .select(['shop_id', 'id', 'currency', 'language', 'context', 'buyer', 'line_items', 'discounts', 'expires_at'])
+    .where('shop_id', '=', shop.id)
+    .where('id', '=', id)
+    .where('expires_at', '>', opts.now ?? new Date());
+  if (opts.forUpdate) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) return null;
+  return {
+    ...row,
+    context: (row.context ?? {}) as Record<string, unknown>,
+    buyer: (row.buyer ?? null) as Record<string, unknown> | null,
+    line_items: row.line_items as StoredCartLine[],
+    discounts: row.discounts as StoredCartDiscounts,
+    expires_at: new Date(row.expires_at),
+  };
+}
+
+/** Full replacement of the lines; context fields merge over the stored ones; discount codes replace when sent. */
+export async function updateCart(db: Exec, shop: Shop, id: string, req: UpdateCartRequest, opts: CartOptions = {}): Promise<WriteResult | null> {
+  const now = opts.now ?? new Date();
+  const old = await findCart(db, shop, id, { now, forUpdate: true });
+  if (!old) return null;
+  const merged = { ...old.context, ...contextOf(req.context) } as RequestContext;
+  const { locale, notices } = localeFor(shop, { ...merged, language: merged.language ?? old.language, currency: merged.currency ?? old.currency }, opts.acceptLanguage);
+  const lines = await buildLines(db, shop, req.line_items, locale);
+  const discounts = req.discounts?.codes
+    ? { codes: req.discounts.codes, defs: await findDiscounts(db, shop.id, req.discounts.codes) }
+    : old.discounts;
+  const record: CartRecord = {
+    ...old,
+    currency: locale.currency,
+    language: locale.language,
+    context: merged as Record<string, unknown>,
+    buyer: req.buyer ?? old.buyer,
+    line_items: lines,
+    discounts,
+    expires_at: new Date(now.getTime() + CART_TTL_MS),
+  };
+  await db
+    .updateTable('carts')
+    .set({
+      currency: record.currency,
+      language: record.language,
+      context: JSON.stringify(record.context),
+      buyer: record.buyer ? JSON.stringify(record.buyer) : null,
+      line_items: JSON.stringify(record.line_items),
+      discounts: JSON.stringify(record.discounts),
+      updated_at: now,
+      expires_at: record.expires_at,
+    })
+    .where('shop_id', '=', shop.id)
+    .where('id', '=', id)
+    .execute();
+  return { record, messages: noticeMessages(notices) };
+}
+
+/** Clears the lines (the seed's rule); returns the cart as it stood before (UCP's rule). */
+export async function cancelCart(db: Exec, shop: Shop, id: string, opts: { now?: Date } = {}): Promise<CartRecord | null> {
+  const now = opts.now ?? new Date();
+  const old = await findCart(db, shop, id, { now, forUpdate: true });
+  if (!old) return null;
+  await db
+    .updateTable('carts')
+    .set({ line_items: '[]', updated_at: now })
+    .where('shop_id', '=', shop.id)
+    .where('id', '=', id)
+    .execute();
+  return old;
+}
+
+/** Deletes carts past their expiry. Returns how many. */
+export async function purgeExpiredCarts(db: Exec, now = new Date()): Promise<number> {
+  const r = await db.deleteFrom('carts').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(r.numDeletedRows ?? 0);
+}
+
+/**
+ * Background job: every `intervalMs`, deletes expired carts and idempotency keys past retention.
+ * The timer is unref()'d; call the returned function to stop it (server close()).
+ */
+export function startCartPurge(db: Exec, intervalMs = 10 * 60 * 1000): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    Promise.all([purgeExpiredCarts(db), purgeIdempotencyKeys(db)])
+      .catch((e) => console.error('[carts] purge failed', e))
+      .finally(() => (running = false));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+function absolute(url: string, origin: string): string {
+  return /^https?:\/\//.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
+}
+
+function formatter(currency: string) {
+  const exp = exponent(currency);
+  return (amount: number) => `${(amount / 10 ** exp).toFixed(exp)} ${currency}`;
+}
+
+/** The cart body (everything but the `ucp` block), priced now in the cart's currency. */
+export function renderCart(record: CartRecord, shop: Shop, origin: string, extraMessages: Message[] = [], now = new Date()): Omit<Cart, 'ucp'> {
+  const ctx = record.context as RequestContext;
+  const { locale } = resolveLocale(shop, { ...ctx, language: record.language, currency: record.currency });
+  const cur = locale.currency;
+  const toCart = (amount: number) => convert(amount, locale.rates, cur);
+  const unitPrices = record.line_items.map((l) => toCart(l.unit_price));
+  const itemsSubtotal = record.line_items.reduce((s, l, i) => s + unitPrices[i] * l.quantity, 0);
+
+  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), formatter(cur), now);
+  const taxBps = taxRateBps(shop.settings.tax, locale.country, locale.region);
+  const priced = priceCart(
+    record.line_items.map((l, i) => ({ unitPrice: unitPrices[i], quantity: l.quantity })),
+    evaluation.accepted.map(({ def }) => ({ kind: def.kind, value: def.kind === 'percentage' ? def.value : toCart(def.value) })),
+    taxBps,
+  );
+
+  const line_items: LineItem[] = record.line_items.map((l, i) => {
+    const p = priced.lines[i];
+    const totals: Total[] = [{ type: 'subtotal', amount: p.subtotal }];
+    if (p.discount > 0) totals.push({ type: 'items_discount', amount: -p.discount, display_text: 'Discount' });
+    totals.push({ type: 'total', amount: p.total });
+    return {
+      id: l.id,
+      item: { id: l.variant_id, title: l.title, price: p.unitPrice, ...(l.image ? { image_url: absolute(l.image, origin) } : {}) },
+      quantity: l.quantity,
+      ...(l.customizations.length ? { customizations: l.customizations } : {}),
+      totals,
+      ...(l.parent_id ? { parent_id: l.parent_id } : {}),
+    };
+  });
+
+  const applied: AppliedDiscount[] = [];
+  evaluation.accepted.forEach(({ def }, k) => {
+    const d = priced.discounts[k];
+    if (d.amount <= 0) return;
+    applied.push({
+      code: def.code,
+      title: text(def.title, locale.language, shop.settings.default_language),
+      amount: d.amount,
+      automatic: false,
+      method: 'across',
+      priority: k + 1,
+      allocations: d.allocations.flatMap((amount, i) => (amount > 0 ? [{ path: `$.line_items[${i}]`, amount }] : [])),
+    });
+  });
+
+  const totals: Total[] = [{ type: 'subtotal', amount: priced.subtotal }];
+  if (priced.discount > 0) totals.push({ type: 'items_discount', amount: -priced.discount, display_text: 'Discounts' });
+  if (taxBps > 0) totals.push({ type: 'tax', amount: priced.tax, display_text: 'Estimated tax' });
+  totals.push({ type: 'total', amount: priced.total });
+
+  const messages = [...extraMessages, ...evaluation.messages];
+  return {
+    id: record.id,
+    currency: cur,
+    line_items,
+    totals,
+    ...(Object.keys(record.context).length ? { context: record.context } : {}),
+    ...(record.buyer ? { buyer: record.buyer } : {}),
+    discounts: { codes: record.discounts.codes, applied },
+    ...(messages.length ? { messages } : {}),
+    continue_url: `${origin}/cart/${record.id}`,
+    expires_at: record.expires_at.toISOString(),
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Enforces a variant's customization definitions on one cart line (docs/catalog-format.md, "How cart
+ * lines refer to customizations") and prices the chosen options. Pure: no database, no HTTP.
+ *
+ * text -> one entry whose value is the text; single_select -> one entry whose value is an option id;
+ * multi_select -> one entry per chosen option, repeating the customization id.
+ */
+import type { CustomizationDef } from './types.ts';
+import type { FieldIssue } from './errors.ts';
+
+export interface CustomizationInput {
+  id: string;
+  value: string;
+}
+
+export interface CustomizationResult {
+  /** Issues with JSONPaths rooted at `linePath` (e.g. `$.line_items[0]`); empty when valid. */
+  issues: FieldIssue[];
+  /** Sum of the chosen price modifiers per unit, in shop-currency minor units. */
+  modifier: number;
+  /** The accepted entries, normalized (texts kept as sent; empty optional texts dropped). */
+  accepted: CustomizationInput[];
+}
+
+/** Stable codes, documented in docs/carts.md. */
+export const CUSTOMIZATION_CODES = {
+  notSupported: 'customization_not_supported',
+  unknown: 'customization_unknown',
+  required: 'customization_required',
+  tooLong: 'customization_too_long',
+  tooShort: 'customization_too_short',
+  invalidOption: 'customization_invalid_option',
+  duplicate: 'customization_duplicate',
+  tooFew: 'customization_too_few_selections',
+  tooMany: 'customization_too_many_selections',
+} as const;
+
+function label(d: CustomizationDef): string {
+  return typeof d.label === 'string' ? d.label : (d.label.en ?? Object.values(d.label)[0] ?? d.id);
+}
+
+/** Length in Unicode code points, as max_length is documented. */
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+export function validateCustomizations(
+  defs: CustomizationDef[] | undefined,
+  entries: CustomizationInput[] | undefined,
+  linePath: string,
+): CustomizationResult {
+  const issues: FieldIssue[] = [];
+  const list = entries ?? [];
+  const definitions = defs ?? [];
+  const C = CUSTOMIZATION_CODES;
+
+  if (!definitions.length) {
+    if (list.length) {
+      issues.push({ path: `${linePath}.customizations`, code: C.notSupported, content: 'This variant takes no customizations; remove them.' });
+    }
+    return { issues, modifier: 0, accepted: [] };
+  }
+
+  const byId = new Map(definitions.map((d) => [d.id, d]));
+  // entries grouped per definition, with their index in the request
+  const chosen = new Map<string, Array<{ value: string; index: number }>>();
+  list.forEach((entry, index) => {
+    const def = byId.get(entry.id);
+    if (!def) {
+      issues.push({
+        path: `${linePath}.customizations[${index}].id`,
+        code: C.unknown,
+        content: `Unknown customization '${entry.id}'. This variant accepts: ${definitions.map((d) => d.id).join(', ')}.`,
+      });
+      return;
+    }
+    chosen.set(def.id, [...(chosen.get(def.id) ?? []), { value: entry.value, index }]);
+  });
+
+  let modifier = 0;
+  const accepted: CustomizationInput[] = [];
+  for (const def of definitions) {
+    const picks = chosen.get(def.id) ?? [];
+    const name = label(def);
+    const valuePath = (i: number) => `${linePath}.customizations[${i}].value`;
+
+    if (def.type === 'text') {
+      if (picks.length > 1) {
+        for (const p of picks.slice(1)) {
+          issues.push({ path: `${linePath}.customizations[${p.index}]`, code: C.duplicate, content: `'${def.id}' (${name}) may be given only once.` });
+        }
+      }
+      const pick = picks[0];
+      const text = pick?.value ?? '';
+      if (!pick || text.trim() === '') {
+        if (def.required) {
+          issues.push({
+            path: pick ? valuePath(pick.index) : `${linePath}.customizations`,
+            code: C.required,
+            content: `'${def.id}' (${name}) is required: a text of up to ${def.max_length} characters.`,
+          });
+        }
+        continue; // an empty optional text is simply not chosen
+      }
+      const len = codePoints(text);
+      if (len > def.max_length) {
+        issues.push({ path: valuePath(pick.index), code: C.tooLong, content: `'${def.id}' (${name}) is at most ${def.max_length} characters; got ${len}.` });
+        continue;
+      }
+      if (def.min_length !== undefined && len < def.min_length) {
+        issues.push({ path: valuePath(pick.index), code: C.tooShort, content: `'${def.id}' (${name}) needs at least ${def.min_length} characters; got ${len}.` });
+        continue;
+      }
+      modifier += def.price_modifier ?? 0;
+      accepted.push({ id: def.id, value: text });
+      continue;
+    }
+
+    const optionIds = def.options.map((o) => o.id);
+    const valid: Array<{ value: string; index: number }> = [];
+    const seen = new Set<string>();
+    for (const p of picks) {
+      if (!optionIds.includes(p.value)) {
+        issues.push({
+          path: valuePath(p.index),
+          code: C.invalidOption,
+          content: `'${p.value}' is not an option of '${def.id}' (${name}). Options: ${optionIds.join(', ')}.`,
+        });
+      } else if (seen.has(p.value)) {
+        issues.push({ path: valuePath(p.index), code: C.duplicate, content: `'${p.value}' is chosen twice for '${def.id}' (${name}).` });
+      } else {
+        seen.add(p.value);
+        valid.push(p);
+      }
+    }
+    const invalidCount = picks.length - valid.length;
+
+    if (def.type === 'single_select') {
+      if (picks.length > 1) {
+        issues.push({
+          path: `${linePath}.customizations[${picks[1].index}]`,
+          code: C.tooMany,
+          content: `'${def.id}' (${name}) takes exactly one option; got ${picks.length}.`,
+        });
+        continue;
+      }
+      if (!picks.length) {
+        if (def.required) {
+          issues.push({ path: `${linePath}.customizations`, code: C.required, content: `'${def.id}' (${name}) is required: choose one of ${optionIds.join(', ')}.` });
+        }
+        continue;
+      }
+      if (invalidCount) continue;
+      const opt = def.options.find((o) => o.id === valid[0].value)!;
+      modifier += opt.price_modifier ?? 0;
+      accepted.push({ id: def.id, value: opt.id });
+      continue;
+    }
+
+    // multi_select
+    if (invalidCount) continue;
+    const n = valid.length;
+    if (n === 0) {
+      if (def.required) {
+        const min = Math.max(1, def.min_selections ?? 1);
+        issues.push({
+          path: `${linePath}.customizations`,
+          code: C.required,
+          content: `'${def.id}' (${name}) is required: choose at least ${min} of ${optionIds.join(', ')}.`,
+        });
+      }
+      continue;
+    }
+    if (def.min_selections !== undefined && n < def.min_selections) {
+      issues.push({
+        path: `${linePath}.customizations[${valid[n - 1].index}]`,
+        code: C.tooFew,
+        content: `'${def.id}' (${name}) needs at least ${def.min_selections} selections; got ${n}.`,
+      });
+      continue;
+    }
+    if (def.max_selections !== undefined && n > def.max_selections) {
+      issues.push({
+        path: `${linePath}.customizations[${valid[def.max_selections].index}]`,
+        code: C.tooMany,
+        content: `'${def.id}' (${name}) allows at most ${def.max_selections} selections; got ${n}.`,
+      });
+      continue;
+    }
+    for (const p of valid) {
+      modifier += def.options.find((o) => o.id === p.value)!.price_modifier ?? 0;
+      accepted.push({ id: def.id, value: p.value });
+    }
+  }
+
+  return { issues, modifier, accepted };
+}

@@ -1,0 +1,138 @@
+/**
+ * Idempotency keys for mutating operations, shared by every transport (REST `Idempotency-Key`, MCP
+ * `meta.idempotency-key`). The key row is inserted in the same transaction as the operation's
+ * writes, guarded by the unique (shop_id, operation, key) constraint: concurrent duplicates wait on
+ * that constraint (PostgreSQL) or on the single connection (PGlite) and then replay the stored
+ * response, so exactly one execution ever commits. Kept for at least KEY_TTL_MS.
+ */
+import { createHash } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+
+type Exec = Kysely<Database>;
+
+/** Stored responses are kept this long (purged afterwards): UCP asks for >= 24 h, recommends 48 h. */
+export const KEY_TTL_MS = 48 * 60 * 60 * 1000;
+
+export interface StoredResult {
+  status: number;
+  body: unknown;
+}
+
+export interface IdempotencyScope {
+  shopId: string;
+  /** e.g. `create_cart`, `update_cart`, `cancel_cart`. */
+  operation: string;
+  key: string;
+  /** Over everything that defines the request (see {@link fingerprint}). */
+  fingerprint: string;
+}
+
+/** Same key, different request: REST 409, MCP -32000. */
+export class IdempotencyConflict extends Error {
+  readonly code = 'idempotency_conflict';
+  constructor() {
+    super('This Idempotency-Key was already used with a different request; use a new key for a new request.');
+  }
+}
+
+/** The key store could not be read or written: fail closed (REST 503, MCP -32000 with retry_after). */
+export class IdempotencyUnavailable extends Error {
+  readonly code = 'service_unavailable';
+  constructor(override readonly cause?: unknown) {
+    super('Idempotency keys cannot be checked right now; nothing was executed. Retry shortly.');
+  }
+}
+
+/** JSON with object keys sorted at every level (arrays keep their order). */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function fingerprint(parts: unknown): string {
+  return createHash('sha256').update(canonicalJson(parts)).digest('base64url');
+}
+
+class RunFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * Runs `run` once per scope. A first call executes `run` inside a transaction that also stores its
+ * result; a repeat with the same fingerprint returns the stored result without executing anything
+ * (`replayed: true`); a different fingerprint throws IdempotencyConflict. Store failures throw
+ * IdempotencyUnavailable; errors thrown by `run` propagate unchanged (and store nothing).
+ */
+export async function runIdempotent<T extends StoredResult>(
+  db: Exec,
+  scope: IdempotencyScope,
+  run: (tx: Transaction<Database>) => Promise<T>,
+): Promise<StoredResult & { replayed: boolean }> {
+  const store = async <R>(f: () => Promise<R>): Promise<R> => {
+    try {
+      return await f();
+    } catch (e) {
+      throw new IdempotencyUnavailable(e);
+    }
+  };
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const inserted = await store(() =>
+        tx
+          .insertInto('idempotency_keys')
+          .values({ shop_id: scope.shopId, operation: scope.operation, key: scope.key, fingerprint: scope.fingerprint, status: 0, body: '' })
+          .onConflict((oc) => oc.columns(['shop_id', 'operation', 'key']).doNothing())
+          .returning('key')
+          .executeTakeFirst(),
+      );
+      if (!inserted) {
+        const row = await store(() =>
+          tx
+            .selectFrom('idempotency_keys')
+            .select(['fingerprint', 'status', 'body'])
+            .where('shop_id', '=', scope.shopId)
+            .where('operation', '=', scope.operation)
+            .where('key', '=', scope.key)
+            .executeTakeFirst(),
+        );
+        if (!row || !row.status) throw new IdempotencyUnavailable();
+        if (row.fingerprint !== scope.fingerprint) throw new IdempotencyConflict();
+        return { status: row.status, body: JSON.parse(row.body) as unknown, replayed: true };
+      }
+      let result: T;
+      try {
+        result = await run(tx);
+      } catch (e) {
+        throw new RunFailure(e);
+      }
+      const text = JSON.stringify(result.body);
+      await store(() =>
+        tx
+          .updateTable('idempotency_keys')
+          .set({ status: result.status, body: text })
+          .where('shop_id', '=', scope.shopId)
+          .where('operation', '=', scope.operation)
+          .where('key', '=', scope.key)
+          .execute(),
+      );
+      // Hand back what was stored, so the first answer and every replay are the same bytes.
+      return { status: result.status, body: JSON.parse(text) as unknown, replayed: false };
+    });
+  } catch (e) {
+    if (e instanceof RunFailure) throw e.error;
+    if (e instanceof IdempotencyConflict || e instanceof IdempotencyUnavailable) throw e;
+    // BEGIN/COMMIT failed: nothing committed, fail closed.
+    throw new IdempotencyUnavailable(e);
+  }
+}
+
+/** Deletes stored responses older than the retention window. */
+export async function purgeIdempotencyKeys(db: Exec, now = new Date()): Promise<number> {
+  const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now.getTime() - KEY_TTL_MS)).executeTakeFirst();
+  return Number(r.numDeletedRows ?? 0);
+}

@@ -1,0 +1,137 @@
+/**
+ * Cart operations, transport-neutral: REST (cart-routes.ts) and MCP call exactly these. Each
+ * validates its input (throwing InvalidRequest for wire-shape errors), applies idempotency when a
+ * key is given, and returns the status and the exact REST JSON body:
+ *   201/200 cart · 200 UCP error_response (not_found, invalid lines) · 409/503 flat {code, content}.
+ */
+import type { DB } from '../db/index.ts';
+import type { Shop } from '../core/types.ts';
+import type { Message } from '../../src/wire/common.ts';
+import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
+import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
+import { InvalidRequest } from '../core/errors.ts';
+import { CartRejected, cancelCart, createCart, findCart, renderCart, updateCart, type CartRecord } from '../core/carts.ts';
+import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent } from '../core/idempotency.ts';
+import { validate } from '../http/body.ts';
+import { responseMeta } from './profile.ts';
+
+export interface OperationContext {
+  db: DB;
+  shop: Shop;
+  origin: string;
+  acceptLanguage?: string;
+  idempotencyKey?: string;
+}
+
+export interface OperationResult {
+  status: 200 | 201 | 409 | 503;
+  body: unknown;
+}
+
+type Exec = DB;
+
+/** The `ucp` block of cart responses: version, cart + discount capabilities, embedded binding. */
+export function cartMeta() {
+  return {
+    version: UCP_VERSION,
+    services: { 'dev.ucp.shopping': [{ version: UCP_VERSION, transport: 'embedded', config: { delegate: [] as string[] } }] },
+    capabilities: responseMeta('cart').capabilities,
+  };
+}
+
+function cartBody(ctx: OperationContext, record: CartRecord, messages: Message[] = []): Cart {
+  return { ucp: cartMeta(), ...renderCart(record, ctx.shop, ctx.origin, messages) };
+}
+
+function errorBody(ctx: OperationContext, messages: Message[]): ErrorResponse {
+  return {
+    ucp: { version: UCP_VERSION, status: 'error', capabilities: responseMeta('cart').capabilities },
+    messages,
+    continue_url: `${ctx.origin}/`,
+  };
+}
+
+function notFound(ctx: OperationContext, id: string): OperationResult {
+  return {
+    status: 200,
+    body: errorBody(ctx, [{ type: 'error', code: 'not_found', content: `No cart '${id}' (it may have expired).`, severity: 'unrecoverable' }]),
+  };
+}
+
+function rejected(ctx: OperationContext, e: CartRejected): OperationResult {
+  return {
+    status: 200,
+    body: errorBody(
+      ctx,
+      e.cartIssues.map((i) => ({ type: 'error', code: i.code, path: i.path, content: i.content, severity: i.severity })),
+    ),
+  };
+}
+
+async function guarded(ctx: OperationContext, operation: string, cartId: string | null, input: unknown, run: (db: Exec) => Promise<OperationResult>): Promise<OperationResult> {
+  const exec = async (db: Exec): Promise<OperationResult> => {
+    try {
+      return await run(db);
+    } catch (e) {
+      if (e instanceof CartRejected) return rejected(ctx, e);
+      throw e;
+    }
+  };
+  if (!ctx.idempotencyKey) return ctx.db.transaction().execute((tx) => exec(tx as unknown as Exec));
+  try {
+    const r = await runIdempotent(
+      ctx.db,
+      {
+        shopId: ctx.shop.id,
+        operation,
+        key: ctx.idempotencyKey,
+        fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }),
+      },
+      (tx) => exec(tx as unknown as Exec),
+    );
+    return { status: r.status as OperationResult['status'], body: r.body };
+  } catch (e) {
+    if (e instanceof IdempotencyConflict) return { status: 409, body: { code: e.code, content: e.message } };
+    if (e instanceof IdempotencyUnavailable) {
+      if (e.cause) console.error('[carts] idempotency store failure', e.cause);
+      return { status: 503, body: { code: e.code, content: e.message } };
+    }
+    throw e;
+  }
+}
+
+export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
+  const req = validate(CreateCartRequest, input);
+  return guarded(ctx, 'create_cart', null, input, async (db) => {
+    const { record, messages } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
+    return { status: 201, body: cartBody(ctx, record, messages) };
+  });
+}
+
+export async function getCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
+  const record = await findCart(ctx.db, ctx.shop, id);
+  if (!record) return notFound(ctx, id);
+  return { status: 200, body: cartBody(ctx, record) };
+}
+
+export async function updateCartOp(ctx: OperationContext, id: string, input: unknown): Promise<OperationResult> {
+  const req = validate(UpdateCartRequest, input);
+  if (req.id !== undefined && req.id !== id) {
+    throw new InvalidRequest('invalid_request', `The body names cart '${req.id}' but the request is for '${id}'.`, [
+      { path: '$.id', code: 'id_mismatch', content: 'Must equal the cart id of the request (or be omitted).' },
+    ]);
+  }
+  return guarded(ctx, 'update_cart', id, input, async (db) => {
+    const r = await updateCart(db, ctx.shop, id, req, { acceptLanguage: ctx.acceptLanguage });
+    if (!r) return notFound(ctx, id);
+    return { status: 200, body: cartBody(ctx, r.record, r.messages) };
+  });
+}
+
+export async function cancelCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
+  return guarded(ctx, 'cancel_cart', id, null, async (db) => {
+    const before = await cancelCart(db, ctx.shop, id);
+    if (!before) return notFound(ctx, id);
+    return { status: 200, body: cartBody(ctx, before) };
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * Cart requests (the `ucp_request` projections of shopping/cart.json + the discount extension, DIGEST
+ * §3.5/§6) and the cart shapes we return. Shared by the REST routes, the MCP tools and the browser.
+ * Documented limits: docs/carts.md.
+ */
+import * as z from 'zod/mini';
+import { Attribution, Context, Signals, type Message, type UcpMeta } from './common.ts';
+
+/** Most lines one cart may hold. */
+export const MAX_LINE_ITEMS = 100;
+/** Largest quantity of one line. */
+export const MAX_QUANTITY = 999;
+/** Most `{id, value}` entries on one line. */
+export const MAX_CUSTOMIZATIONS_PER_LINE = 50;
+/** Longest customization value accepted on the wire (each definition's `max_length` is usually far lower). */
+export const MAX_CUSTOMIZATION_VALUE_LENGTH = 1000;
+/** Most discount codes per request, and the longest code. */
+export const MAX_DISCOUNT_CODES = 10;
+export const MAX_DISCOUNT_CODE_LENGTH = 64;
+
+const Id = z.string().check(z.minLength(1), z.maxLength(256));
+
+export const CustomizationEntry = z.looseObject({
+  id: z.string().check(z.minLength(1), z.maxLength(128)),
+  value: z.string().check(z.maxLength(MAX_CUSTOMIZATION_VALUE_LENGTH, `at most ${MAX_CUSTOMIZATION_VALUE_LENGTH} characters`)),
+});
+export type CustomizationEntry = z.infer<typeof CustomizationEntry>;
+
+export const LineItemInput = z.looseObject({
+  /** Update only: an existing line's id (kept when valid and unique). */
+  id: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  item: z.looseObject({ id: Id }),
+  quantity: z.int().check(z.minimum(1, 'quantity must be at least 1'), z.maximum(MAX_QUANTITY, `quantity must be at most ${MAX_QUANTITY}`)),
+  customizations: z.optional(
+    z.array(CustomizationEntry).check(z.maxLength(MAX_CUSTOMIZATIONS_PER_LINE, `at most ${MAX_CUSTOMIZATIONS_PER_LINE} customizations per line`)),
+  ),
+  parent_id: z.optional(z.string().check(z.maxLength(64))),
+});
+export type LineItemInput = z.infer<typeof LineItemInput>;
+
+export const DiscountsInput = z.looseObject({
+  codes: z.optional(
+    z
+      .array(z.string().check(z.maxLength(MAX_DISCOUNT_CODE_LENGTH)))
+      .check(z.maxLength(MAX_DISCOUNT_CODES, `at most ${MAX_DISCOUNT_CODES} discount codes`)),
+  ),
+});
+
+const Buyer = z.optional(
+  z.looseObject({
+    first_name: z.optional(z.string().check(z.maxLength(256))),
+    last_name: z.optional(z.string().check(z.maxLength(256))),
+    email: z.optional(z.string().check(z.maxLength(320))),
+    phone_number: z.optional(z.string().check(z.maxLength(64))),
+  }),
+);
+
+const cartFields = {
+  line_items: z.array(LineItemInput).check(z.maxLength(MAX_LINE_ITEMS, `at most ${MAX_LINE_ITEMS} line items per cart`)),
+  context: z.optional(Context),
+  signals: Signals,
+  attribution: Attribution,
+  buyer: Buyer,
+  discounts: z.optional(DiscountsInput),
+};
+
+export const CreateCartRequest = z.looseObject(cartFields);
+export type CreateCartRequest = z.infer<typeof CreateCartRequest>;
+
+/** `id` is optional (the path/tool argument names the cart); when present it must match. */
+export const UpdateCartRequest = z.looseObject({ id: z.optional(z.string().check(z.maxLength(256))), ...cartFields });
+export type UpdateCartRequest = z.infer<typeof UpdateCartRequest>;
+
+/** types/total.json entry. Amounts are integers in the cart currency's minor units. */
+export interface Total {
+  type: 'subtotal' | 'items_discount' | 'discount' | 'tax' | 'fee' | 'fulfillment' | 'total' | (string & {});
+  amount: number;
+  display_text?: string;
+}
+
+export interface LineItem {
+  id: string;
+  item: { id: string; title: string; price: number; image_url?: string };
+  quantity: number;
+  /** Echo of the accepted customizations (an extension field; line_item.json is open). */
+  customizations?: CustomizationEntry[];
+  totals: Total[];
+  parent_id?: string;
+}
+
+export interface AppliedDiscount {
+  code?: string;
+  title: string;
+  amount: number;
+  automatic?: boolean;
+  method?: 'each' | 'across';
+  priority?: number;
+  allocations?: Array<{ path: string; amount: number }>;
+}
+
+export interface Cart {
+  ucp: UcpMeta;
+  id: string;
+  currency: string;
+  line_items: LineItem[];
+  totals: Total[];
+  context?: Context;
+  buyer?: Record<string, unknown>;
+  discounts?: { codes: string[]; applied: AppliedDiscount[] };
+  messages?: Message[];
+  continue_url: string;
+  expires_at: string;
+}
