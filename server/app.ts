@@ -17,6 +17,7 @@ import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 
 export interface AppDeps {
   db: DB;
@@ -70,6 +71,9 @@ export function createApp({ db, config }: AppDeps) {
   rest.route('/', cartRoutes());
   restMethodFallbacks(rest);
   app.route('/api/ucp', rest);
+
+  // MCP transport (404 unless the shop has the protocol and settings.mcp_enabled); same body limit.
+  app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES }));
 
   // The version query is answered on every storefront domain (the seed's {graphql_url}).
   app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy }) }));

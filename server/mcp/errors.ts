@@ -1,0 +1,45 @@
+/**
+ * Protocol failures on the MCP transport. Thrown from tool handlers (or the request pre-checks) and
+ * rendered as a JSON-RPC `error` with `code`/`message`/`data`; `httpStatus` is also set on the HTTP
+ * response (DIGEST §2 "MCP over HTTP also sets the HTTP status"). Business outcomes never use this:
+ * they are tool results carrying UCP `messages`.
+ */
+
+/** JSON-RPC / UCP error codes used on this transport (DIGEST §1.2, §2, §4). */
+export const RPC = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internal: -32603,
+  /** auth, signatures, 403, 409, 429, 503 */
+  server: -32000,
+  /** discovery / negotiation: invalid_profile_url, profile_unreachable, profile_malformed, version_unsupported */
+  discovery: -32001,
+} as const;
+
+export interface RpcErrorData {
+  code?: string;
+  content?: string;
+  continue_url?: string;
+  retry_after?: number;
+  [k: string]: unknown;
+}
+
+export class McpProtocolError extends Error {
+  /** Read by the SDK's Protocol layer: it copies `code` and `data` into the JSON-RPC error. */
+  readonly code: number;
+  readonly data: RpcErrorData;
+  readonly httpStatus: number;
+  constructor(code: number, httpStatus: number, data: RpcErrorData, message = data.content ?? 'Request failed.') {
+    super(message);
+    this.code = code;
+    this.httpStatus = httpStatus;
+    this.data = data;
+  }
+}
+
+/** A JSON-RPC error envelope answered without reaching the SDK (malformed or oversized requests). */
+export function rpcErrorBody(id: string | number | null, code: number, message: string, data?: RpcErrorData) {
+  return { jsonrpc: '2.0' as const, id, error: { code, message, ...(data ? { data } : {}) } };
+}

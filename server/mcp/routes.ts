@@ -1,0 +1,51 @@
+/**
+ * `/mcp` on a storefront domain. It exists only when the shop offers the protocol AND has
+ * `settings.mcp_enabled` (otherwise 404, and discovery drops the binding). POST carries JSON-RPC;
+ * GET/DELETE get 405 (no SSE stream, no sessions). The body limit is the app-wide MAX_BODY_BYTES,
+ * answered as a JSON-RPC error.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from '../http/env.ts';
+import { protocolError } from '../http/errors.ts';
+import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
+
+export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const shop = c.get('shop');
+  if (!shop || !shop.protocolEnabled || !shop.settings.mcp_enabled) {
+    return protocolError(c, 404, 'not_found', 'This domain does not offer the UCP MCP transport.');
+  }
+  await next();
+};
+
+export function mcpRoutes(opts: { maxBodyBytes: number }) {
+  const app = new Hono<AppEnv>();
+  app.use('*', requireMcp);
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
+      allowMethods: ['POST', 'OPTIONS'],
+      exposeHeaders: ['Retry-After', 'WWW-Authenticate'],
+      maxAge: 600,
+    }),
+  );
+  app.use('*', bodyLimit({ maxSize: opts.maxBodyBytes, onError: () => mcpTooLarge(opts.maxBodyBytes) }));
+  app.post('/', async (c) => {
+    const shop = c.get('shop')!;
+    const config = c.get('config');
+    const text = await c.req.text();
+    return handleMcpPost(c.req.raw, text, {
+      db: c.get('db'),
+      shop,
+      origin: c.get('origin'),
+      acceptLanguage: c.req.header('accept-language'),
+      allowLoopbackHttp: config.mode === 'development',
+      header: (name) => c.req.header(name),
+    });
+  });
+  app.all('/', () => mcpMethodNotAllowed());
+  return app;
+}

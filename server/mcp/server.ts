@@ -1,0 +1,198 @@
+/**
+ * The MCP endpoint of a shop, on the official SDK: a low-level `Server` answering `tools/list` from
+ * the prebuilt list and `tools/call` through server/mcp/tools.ts, over the Web-standard Streamable
+ * HTTP transport in stateless JSON mode (`sessionIdGenerator: undefined`, `enableJsonResponse: true`).
+ *
+ * Two kinds of client are served by the same code path:
+ * 1. MCP clients (the SDK's `Client`): initialize → notifications/initialized → tools/list/call.
+ * 2. Plain JSON-RPC POSTs with no initialize, no session and `Accept: application/json` only, with
+ *    `meta` inside `params.arguments` even on tools/list (what @shopify/ucp-cli sends). The SDK would
+ *    answer those with 406, so the Accept header is widened before the transport sees it.
+ *
+ * Before the SDK runs, the body is parsed and the JSON-RPC envelope checked here so malformed input
+ * gets -32700 / -32600 with HTTP 400 (never a crash), and `tools/list` meta is checked.
+ *
+ * The SDK transport is single-use in stateless mode, and a `Server` serves one transport at a time,
+ * so each request takes a `Server` from a small pool of idle ones (handlers are request-independent:
+ * the per-request context travels in `authInfo.extra`) and a fresh transport.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { API_VERSION } from '../version.ts';
+import { authorizeMcp, assertToolAllowed } from './auth.ts';
+import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
+import { readCallMeta } from './meta.ts';
+import { callTool, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
+
+/** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
+export const MAX_BATCH = 20;
+
+export interface McpRequestContext extends ToolContext {
+  /** Request headers, for auth. */
+  header(name: string): string | undefined;
+}
+
+/** Mutable per-request state the handlers report into. */
+interface CallState {
+  ctx: McpRequestContext;
+  /** HTTP status for the response (single-message requests only). */
+  httpStatus?: number;
+  headers: Record<string, string>;
+}
+
+const INSTRUCTIONS =
+  'Universal Commerce Protocol (UCP 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
+  'arguments.meta["ucp-agent"].profile = the https URL of your platform profile. Find products with search_catalog ' +
+  '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
+  'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
+
+function isUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === '57P01' || code === '57P03' || code === '08006' || code === '08001';
+}
+
+function record(state: CallState, err: McpProtocolError): McpProtocolError {
+  state.httpStatus = err.httpStatus;
+  if (err.httpStatus === 401) state.headers['WWW-Authenticate'] = `Bearer realm="${state.ctx.origin}"`;
+  if (err.data.retry_after !== undefined) state.headers['Retry-After'] = String(err.data.retry_after);
+  return err;
+}
+
+function stateOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): CallState {
+  const state = extra.authInfo?.extra?.state as CallState | undefined;
+  if (!state) throw new Error('MCP request state missing');
+  return state;
+}
+
+function buildServer(): Server {
+  const server = new Server({ name: 'ucp-storefront', version: API_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => TOOLS_LIST_RESULT as never);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const state = stateOf(extra as never);
+    try {
+      const principal = await authorizeMcp(state.ctx.shop, state.ctx.header);
+      assertToolAllowed(principal, request.params.name);
+      return await callTool(state.ctx, request.params.name, request.params.arguments);
+    } catch (e) {
+      if (e instanceof McpProtocolError) throw record(state, e);
+      if (isUnavailable(e)) {
+        throw record(state, new McpProtocolError(RPC.server, 503, { code: 'service_unavailable', content: 'The store is temporarily unavailable; retry shortly.', retry_after: 2 }));
+      }
+      console.error('[mcp] tool failed', request.params.name, e);
+      throw record(state, new McpProtocolError(RPC.internal, 500, { code: 'internal_error', content: 'An internal error occurred; it has been logged.' }));
+    }
+  });
+  return server;
+}
+
+// A few idle servers, reused: building one (and registering handlers) per request costs ~1 ms CPU.
+const idle: Server[] = [];
+const POOL_MAX = 32;
+
+function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+type Message = Record<string, unknown>;
+const isObject = (v: unknown): v is Message => typeof v === 'object' && v !== null && !Array.isArray(v);
+const validId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+
+/** Why a message is not a JSON-RPC 2.0 request/notification/response, or undefined when it is. */
+function envelopeProblem(m: unknown): string | undefined {
+  if (!isObject(m)) return 'A JSON-RPC message must be an object.';
+  if (m.jsonrpc !== '2.0') return 'A JSON-RPC message needs "jsonrpc": "2.0".';
+  if ('method' in m) {
+    if (typeof m.method !== 'string' || m.method === '') return '"method" must be a non-empty string.';
+    if ('id' in m && !validId(m.id)) return '"id" must be a string or a number.';
+    if ('params' in m && m.params !== undefined && !isObject(m.params) && !Array.isArray(m.params)) return '"params" must be an object.';
+    return undefined;
+  }
+  if ('result' in m || 'error' in m) return undefined;
+  return 'A JSON-RPC request needs a "method".';
+}
+
+/**
+ * Checks `meta` on methods other than tools/call (the CLI sends it on tools/list): optional there,
+ * but refused when present and malformed.
+ */
+function checkListMeta(m: Message, ctx: ToolContext): void {
+  const params = m.params;
+  if (!isObject(params) || !('arguments' in params)) return;
+  const args = params.arguments;
+  if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp });
+}
+
+/** Handles one POST /mcp whose body has already been read (size-limited) as text. */
+export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequestContext): Promise<Response> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    return jsonResponse(400, rpcErrorBody(null, RPC.parseError, 'Parse error: the body is not valid JSON.', { code: 'invalid_json', content: 'The body is not valid JSON.' }));
+  }
+  const batch = Array.isArray(parsed);
+  const messages: unknown[] = batch ? (parsed as unknown[]) : [parsed];
+  if (messages.length === 0 || messages.length > MAX_BATCH) {
+    const content = messages.length === 0 ? 'An empty batch is not a JSON-RPC request.' : `A batch may hold at most ${MAX_BATCH} messages.`;
+    return jsonResponse(400, rpcErrorBody(null, RPC.invalidRequest, `Invalid Request: ${content}`, { code: 'invalid_request', content }));
+  }
+  for (const m of messages) {
+    const problem = envelopeProblem(m);
+    if (problem) {
+      const id = isObject(m) && validId(m.id) ? m.id : null;
+      return jsonResponse(400, rpcErrorBody(id, RPC.invalidRequest, `Invalid Request: ${problem}`, { code: 'invalid_request', content: problem }));
+    }
+  }
+  // Protocol checks that happen before the SDK: meta on tools/list (and other non-call methods).
+  for (const m of messages as Message[]) {
+    if (m.method === undefined || m.method === 'tools/call') continue;
+    try {
+      checkListMeta(m, ctx);
+    } catch (e) {
+      if (!(e instanceof McpProtocolError)) throw e;
+      const id = validId(m.id) ? m.id : null;
+      return jsonResponse(batch ? 200 : e.httpStatus, rpcErrorBody(id, e.code, e.message, e.data));
+    }
+  }
+
+  // Widen Accept so JSON-only clients get JSON (we always answer JSON) instead of the SDK's 406.
+  const accept = req.headers.get('accept') ?? '';
+  let sdkReq = req;
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    const headers = new Headers(req.headers);
+    headers.set('accept', 'application/json, text/event-stream');
+    sdkReq = new Request(req.url, { method: 'POST', headers });
+  }
+
+  const state: CallState = { ctx, headers: {} };
+  const server = idle.pop() ?? buildServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  let res: Response;
+  try {
+    await server.connect(transport);
+    res = await transport.handleRequest(sdkReq, {
+      parsedBody: parsed,
+      authInfo: { token: '', clientId: 'ucp-agent', scopes: [], extra: { state } },
+    });
+  } finally {
+    await server.close().catch(() => {});
+    if (idle.length < POOL_MAX) idle.push(server);
+  }
+  const status = !batch && state.httpStatus && res.status === 200 ? state.httpStatus : undefined;
+  if (status === undefined && Object.keys(state.headers).length === 0) return res;
+  const headers = new Headers(res.headers);
+  for (const [k, v] of Object.entries(state.headers)) headers.set(k, v);
+  return new Response(res.body, { status: status ?? res.status, headers });
+}
+
+/** Answer for GET/DELETE/other methods on /mcp: no SSE stream, no sessions (DIGEST §4). */
+export function mcpMethodNotAllowed(): Response {
+  return jsonResponse(405, rpcErrorBody(null, RPC.server, 'Method not allowed: POST JSON-RPC messages to this endpoint (no SSE stream, no sessions).'), { Allow: 'POST' });
+}
+
+/** JSON-RPC answer for an oversized body (HTTP 413). */
+export function mcpTooLarge(limit: number): Response {
+  const content = `The body exceeds ${limit} bytes.`;
+  return jsonResponse(413, rpcErrorBody(null, RPC.invalidRequest, `Invalid Request: ${content}`, { code: 'request_too_large', content }));
+}

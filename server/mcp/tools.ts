@@ -1,0 +1,319 @@
+/**
+ * The seven UCP shopping tools (DIGEST §4, SEED §4.5), each the twin of a REST operation: same wire
+ * schema, same core function, same response body. Definitions, JSON Schemas and the `tools/list`
+ * result are built once at module load; a call only validates and dispatches.
+ *
+ * Input schemas are generated from the shared zod/mini wire schemas in src/wire (no second copy):
+ * `{meta, catalog}` for the catalog tools, `{meta, cart}` / `{meta, id}` / `{meta, id, cart}` for carts.
+ */
+import * as z from 'zod/mini';
+import type { DB } from '../db/index.ts';
+import type { Shop } from '../core/types.ts';
+import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
+import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
+import type { Message } from '../../src/wire/common.ts';
+import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
+import { resolveLocale, type RequestContext } from '../core/localize.ts';
+import { BusinessError, InvalidRequest } from '../core/errors.ts';
+import { validate } from '../http/body.ts';
+import { errorResponse, issueMessages } from '../http/errors.ts';
+import { responseMeta, MCP_SCHEMA_URL } from '../ucp/profile.ts';
+import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-ops.ts';
+import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
+import { McpProtocolError, RPC } from './errors.ts';
+
+export interface ToolContext {
+  db: DB;
+  shop: Shop;
+  /** Public origin of the storefront, e.g. `http://demo.localhost:8080`. */
+  origin: string;
+  acceptLanguage?: string;
+  /** Accept `http://` profile URLs on loopback hosts (development mode only). */
+  allowLoopbackHttp: boolean;
+}
+
+/** The exact REST body a tool call produced (becomes `structuredContent`). */
+type Body = Record<string, unknown>;
+
+interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  /** zod/mini schema of the whole `arguments` object (meta + payload), for JSON Schema only. */
+  args: z.ZodMiniType;
+  requireIdempotencyKey: boolean;
+  readOnly: boolean;
+  run(ctx: ToolContext, args: Record<string, unknown>, meta: CallMetaValues): Promise<Body>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared glue (mirrors server/ucp/rest.ts so both transports answer identically)
+
+function withMessages<T extends object>(body: T, messages: Message[]): T & { messages?: Message[] } {
+  return messages.length ? { ...body, messages } : body;
+}
+
+function localeFor(ctx: ToolContext, context: RequestContext | undefined) {
+  const { locale, notices } = resolveLocale(ctx.shop, context, ctx.acceptLanguage, '$.context');
+  const messages: Message[] = notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
+  return { locale, messages };
+}
+
+/** `$.x` → `$.catalog.x`: paths in -32602 data point into `arguments`. */
+function reroot(path: string, root: string): string {
+  return path === '$' ? root : path.startsWith('$') ? root + path.slice(1) : path;
+}
+
+/** InvalidRequest (shape, limits, RequestTooLarge) → JSON-RPC -32602 with every bad path, HTTP 400. */
+export function invalidParams(err: InvalidRequest, root: string): McpProtocolError {
+  const issues = err.issues.map((i) => ({ ...i, path: reroot(i.path, root) }));
+  return new McpProtocolError(RPC.invalidParams, 400, {
+    code: err.code,
+    content: err.message.replace(/\$(?=[.[\s)]|$)/g, root),
+    ...(issues.length ? { messages: issueMessages(issues) } : {}),
+  });
+}
+
+async function payload<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof InvalidRequest) throw invalidParams(e, root);
+    throw e;
+  }
+}
+
+function opContext(ctx: ToolContext, meta: CallMetaValues): OperationContext {
+  return {
+    db: ctx.db,
+    shop: ctx.shop,
+    origin: ctx.origin,
+    ...(ctx.acceptLanguage ? { acceptLanguage: ctx.acceptLanguage } : {}),
+    ...(meta.idempotencyKey ? { idempotencyKey: meta.idempotencyKey } : {}),
+  };
+}
+
+/** OperationResult → result body, or the REST 409/503 as JSON-RPC -32000 with that HTTP status. */
+function cartResult(r: OperationResult): Body {
+  if (r.status === 200 || r.status === 201) return r.body as Body;
+  const body = (r.body ?? {}) as { code?: string; content?: string };
+  const data = {
+    code: body.code ?? (r.status === 409 ? 'idempotency_conflict' : 'service_unavailable'),
+    content: body.content ?? (r.status === 409 ? 'This idempotency key was already used with different parameters.' : 'The store is temporarily unavailable; retry shortly.'),
+    ...(r.status === 503 ? { retry_after: 2 } : {}),
+  };
+  throw new McpProtocolError(RPC.server, r.status, data);
+}
+
+function cartId(args: Record<string, unknown>): string {
+  const id = args.id;
+  if (typeof id !== 'string' || id.length === 0 || id.length > 256) {
+    throw new McpProtocolError(RPC.invalidParams, 400, {
+      code: 'invalid_request',
+      content: 'arguments.id must be the cart id (a non-empty string) returned by create_cart.',
+      messages: [{ type: 'error', code: 'invalid_type', path: '$.id', content: 'expected the cart id string', severity: 'unrecoverable' }],
+    });
+  }
+  return id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Descriptions: what a model needs to pick the tool and fill its arguments.
+
+const META_NOTE =
+  'Always pass `meta: {"ucp-agent": {"profile": "<https URL of your platform profile>"}}` in the arguments.';
+
+const CUSTOMIZATION_NOTE =
+  'Customizable variants publish their options in `variant.metadata.customizations` (from search_catalog, lookup_catalog or get_product): ' +
+  'each definition has an `id`, a `type` and `required`. On a cart line send `customizations: [{id, value}]`: ' +
+  'for `text` one entry whose value is the text (respect min_length/max_length); for `single_select` one entry whose value is an option id; ' +
+  'for `multi_select` one entry per chosen option, repeating the customization id (respect min/max_selections). ' +
+  'Required customizations must be present; `price_modifier`s are added to the line price. ' +
+  'Invalid or missing customizations come back as error `messages` whose `path` names the offending line, e.g. `$.line_items[0].customizations[1]`.';
+
+const CART_NOTE =
+  'Line items are `{item: {id: <variant id>}, quantity}` (use variant ids from the catalog tools). ' +
+  'Discount codes go in `discounts: {codes: [...]}` (replaces prior codes; [] clears); rejected codes come back as warning messages. ' +
+  '`context` ({language, currency, address_country, ...}) localizes titles and converts prices. ' +
+  'Business outcomes (not_found, out_of_stock, customization errors) are normal results with UCP `messages`, not errors.';
+
+const catalogArgs = (schema: z.ZodMiniType) => z.object({ meta: CallMeta, catalog: schema });
+
+const DEFS: ToolDef[] = [
+  {
+    name: 'search_catalog',
+    title: 'Search the catalog',
+    description:
+      'Search this shop\'s products by free text and/or filters; twin of REST POST /catalog/search. ' +
+      'Pass `catalog: {query?, filters?: {categories?: [..], price?: {min?, max?}}, pagination?: {limit?, cursor?}, context?}`; at least a non-empty query or filters is required. ' +
+      'Returns full products with variants, prices in minor units ({amount, currency}), availability and customization definitions; follow `pagination.cursor` while `has_next_page`. ' +
+      META_NOTE,
+    args: catalogArgs(SearchRequest),
+    requireIdempotencyKey: false,
+    readOnly: true,
+    run: (ctx, args) =>
+      payload('$.catalog', async () => {
+        const req = validate(SearchRequest, args.catalog);
+        const { locale, messages } = localeFor(ctx, req.context);
+        const result = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
+        return withMessages({ ucp: responseMeta('search'), ...result }, messages);
+      }),
+  },
+  {
+    name: 'lookup_catalog',
+    title: 'Look up products by id',
+    description:
+      'Batch lookup of products or variants by id; twin of REST POST /catalog/lookup. Pass `catalog: {ids: [product or variant ids], context?}`. ' +
+      'Each product appears once; variants list the requested `inputs` that matched. Unknown ids are reported as messages, not errors. ' +
+      META_NOTE,
+    args: catalogArgs(LookupRequest),
+    requireIdempotencyKey: false,
+    readOnly: true,
+    run: (ctx, args) =>
+      payload('$.catalog', async () => {
+        const req = validate(LookupRequest, args.catalog);
+        const { locale, messages } = localeFor(ctx, req.context);
+        const result = await lookupCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
+        return withMessages({ ucp: responseMeta('lookup'), products: result.products }, [...messages, ...result.messages]);
+      }),
+  },
+  {
+    name: 'get_product',
+    title: 'Get one product',
+    description:
+      'Full detail of one product (or the product of a variant id); twin of REST POST /catalog/product. ' +
+      'Pass `catalog: {id, selected?: [{name, label}], preferences?: [option names], context?}`; `selected` picks option values and the matching variant comes first. ' +
+      'Read `variant.metadata.customizations` here before adding a customizable variant to a cart. An unknown id returns a `not_found` message. ' +
+      META_NOTE,
+    args: catalogArgs(GetProductRequest),
+    requireIdempotencyKey: false,
+    readOnly: true,
+    run: (ctx, args) =>
+      payload('$.catalog', async () => {
+        const req = validate(GetProductRequest, args.catalog);
+        const { locale, messages } = localeFor(ctx, req.context);
+        try {
+          const product = await getProduct(ctx.db, ctx.shop, req, locale, ctx.origin);
+          return withMessages({ ucp: responseMeta('lookup'), product }, messages);
+        } catch (e) {
+          if (e instanceof BusinessError) return errorResponse(e, responseMeta('lookup').capabilities, `${ctx.origin}/`) as unknown as Body;
+          throw e;
+        }
+      }),
+  },
+  {
+    name: 'create_cart',
+    title: 'Create a cart',
+    description:
+      'Create a cart with line items and get back prices, totals (estimates) and a continue_url; twin of REST POST /carts. ' +
+      'Pass `cart: {line_items: [{item: {id}, quantity, customizations?}], context?, buyer?, discounts?}`. ' +
+      CART_NOTE + ' ' + CUSTOMIZATION_NOTE + ' ' + META_NOTE +
+      ' Optional `meta["idempotency-key"]` (UUID) makes retries safe: the same key replays the first result; the same key with a different cart is refused.',
+    args: z.object({ meta: CallMeta, cart: CreateCartRequest }),
+    requireIdempotencyKey: false,
+    readOnly: false,
+    run: async (ctx, args, meta) => cartResult(await payload('$.cart', () => createCartOp(opContext(ctx, meta), args.cart))),
+  },
+  {
+    name: 'get_cart',
+    title: 'Get a cart',
+    description:
+      'Current state of a cart by id; twin of REST GET /carts/{id}. Pass `id`. Expired or canceled carts return a `not_found` message. ' + META_NOTE,
+    args: z.object({ meta: CallMeta, id: z.string() }),
+    requireIdempotencyKey: false,
+    readOnly: true,
+    run: async (ctx, args, meta) => cartResult(await payload('$', () => getCartOp(opContext(ctx, meta), cartId(args)))),
+  },
+  {
+    name: 'update_cart',
+    title: 'Replace a cart\'s contents',
+    description:
+      'Update a cart; twin of REST PUT /carts/{id}. This is a FULL REPLACEMENT: send every line you want to keep ' +
+      '(`cart: {line_items: [{id?, item: {id}, quantity, customizations?}], context?, buyer?, discounts?}`); omitted lines are removed. ' +
+      'To add a line, send the existing lines plus the new one; to remove one, leave it out. ' +
+      CART_NOTE + ' ' + CUSTOMIZATION_NOTE + ' ' + META_NOTE +
+      ' Optional `meta["idempotency-key"]` makes retries safe.',
+    args: z.object({ meta: CallMeta, id: z.string(), cart: UpdateCartRequest }),
+    requireIdempotencyKey: false,
+    readOnly: false,
+    run: async (ctx, args, meta) => cartResult(await payload('$.cart', () => updateCartOp(opContext(ctx, meta), cartId(args), args.cart))),
+  },
+  {
+    name: 'cancel_cart',
+    title: 'Cancel a cart',
+    description:
+      'Cancel (delete) a cart; twin of REST POST /carts/{id}/cancel. Returns the cart as it was before cancelation; later calls see `not_found`. ' +
+      'Pass `id`. REQUIRES `meta["idempotency-key"]` (a UUID; reuse it only to retry this same cancel). ' + META_NOTE,
+    args: z.object({ meta: CallMetaWithKey, id: z.string() }),
+    requireIdempotencyKey: true,
+    readOnly: false,
+    run: async (ctx, args, meta) => cartResult(await payload('$', () => cancelCartOp(opContext(ctx, meta), cartId(args)))),
+  },
+];
+
+/** Former storefront tool names → their UCP replacement (SEED §4.5.1). */
+export const LEGACY_TOOLS: Record<string, string> = {
+  search_products: 'search_catalog',
+  search_shop_catalog: 'search_catalog',
+  get_product_details: 'get_product',
+  lookup_products: 'lookup_catalog',
+  add_cart_lines: 'update_cart',
+  update_cart_lines: 'update_cart',
+  remove_cart_lines: 'update_cart',
+  get_cart_details: 'get_cart',
+  clear_cart: 'cancel_cart',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Built once: JSON Schemas and the tools/list result.
+
+const OUTPUT_SCHEMA = {
+  type: 'object',
+  description: `The UCP response body, exactly as the REST transport returns it (see ${MCP_SCHEMA_URL}).`,
+  properties: { ucp: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] } },
+  required: ['ucp'],
+} as const;
+
+function jsonSchema(schema: z.ZodMiniType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+export const TOOLS: ReadonlyMap<string, ToolDef> = new Map(DEFS.map((d) => [d.name, d]));
+
+export const TOOLS_LIST_RESULT = Object.freeze({
+  tools: DEFS.map((d) => ({
+    name: d.name,
+    title: d.title,
+    description: d.description,
+    inputSchema: jsonSchema(d.args),
+    outputSchema: OUTPUT_SCHEMA,
+    annotations: { title: d.title, readOnlyHint: d.readOnly, destructiveHint: d.name === 'cancel_cart', idempotentHint: d.readOnly, openWorldHint: false },
+  })),
+});
+
+/** Runs a tool: meta check, payload validation, the core call; returns the MCP result. */
+export async function callTool(ctx: ToolContext, name: string, rawArgs: unknown) {
+  const def = TOOLS.get(name);
+  if (!def) {
+    const replacement = LEGACY_TOOLS[name];
+    if (replacement) {
+      throw new McpProtocolError(RPC.invalidParams, 400, {
+        code: 'tool_renamed',
+        content: `Tool '${name}' is no longer offered; use '${replacement}' (UCP ${'2026-04-08'} tool names).`,
+        replacement,
+      });
+    }
+    throw new McpProtocolError(RPC.invalidParams, 400, {
+      code: 'unknown_tool',
+      content: `Unknown tool '${String(name).slice(0, 100)}'. Offered: ${DEFS.map((d) => d.name).join(', ')}.`,
+    });
+  }
+  const meta = readCallMeta(rawArgs, { requireIdempotencyKey: def.requireIdempotencyKey, allowLoopbackHttp: ctx.allowLoopbackHttp });
+  const args = rawArgs as Record<string, unknown>;
+  const body = await def.run(ctx, args, meta);
+  return {
+    content: [{ type: 'text' as const, text: JSON.stringify(body) }],
+    structuredContent: body,
+  };
+}
