@@ -1,0 +1,101 @@
+/**
+ * host.js's UCP REST client: a small fetch wrapper over the shop's `/api/ucp` transport (CORS).
+ * Business outcomes (HTTP 200) come back as `{ok:true, data}` or, for a UCP `error_response`,
+ * `{ok:false, messages}`; transport failures (non-2xx, network) also become `{ok:false}` with one
+ * message, so views only ever deal with `Message[]`. Types only from src/wire (no zod in the bundle).
+ */
+import type { Cart, CreateCartRequest, LineItemInput, UpdateCartRequest } from '../wire/cart.ts';
+import type { GetProductResponse, Product } from '../wire/catalog.ts';
+import type { Context, Message } from '../wire/common.ts';
+
+export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[] };
+
+export interface ClientOptions {
+  /** Shop origin, e.g. `http://demo.localhost:8080`. */
+  origin: string;
+  /** Bearer credential (embedded mode: `ep_auth` / the host's `credential`); kept in memory only. */
+  auth?: string;
+  fetch?: typeof fetch;
+}
+
+const fail = (status: number, code: string, content: string): Result<never> => ({
+  ok: false,
+  status,
+  messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
+});
+
+export class UcpClient {
+  constructor(readonly opts: ClientOptions) {}
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (this.opts.auth) headers.Authorization = `Bearer ${this.opts.auth}`;
+    let res: Response;
+    try {
+      res = await (this.opts.fetch ?? fetch)(`${this.opts.origin}/api/ucp${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'omit',
+      });
+    } catch {
+      return fail(0, 'network_error', 'The store could not be reached.');
+    }
+    let json: any;
+    try {
+      json = await res.json();
+    } catch {
+      return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
+    }
+    if (!res.ok) {
+      const messages: Message[] = json?.messages?.length ? json.messages : [{ type: 'error', code: json?.code ?? 'http_error', content: json?.content ?? `HTTP ${res.status}`, severity: 'unrecoverable' }];
+      return { ok: false, status: res.status, messages };
+    }
+    if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [] };
+    return { ok: true, data: json as T };
+  }
+
+  async product(id: string, context: Context): Promise<Result<Product>> {
+    const r = await this.call<GetProductResponse>('POST', '/catalog/product', { id, context });
+    return r.ok ? { ok: true, data: r.data.product } : r;
+  }
+  createCart(req: CreateCartRequest) {
+    return this.call<Cart>('POST', '/carts', req);
+  }
+  getCart(id: string) {
+    return this.call<Cart>('GET', `/carts/${encodeURIComponent(id)}`);
+  }
+  updateCart(id: string, req: UpdateCartRequest) {
+    return this.call<Cart>('PUT', `/carts/${encodeURIComponent(id)}`, req);
+  }
+}
+
+/** The request form of a cart's lines (for full-replacement PUTs). */
+export function linesOf(cart: Cart | null): LineItemInput[] {
+  return (cart?.line_items ?? []).map((l) => ({
+    id: l.id,
+    item: { id: l.item.id },
+    quantity: l.quantity,
+    ...(l.customizations?.length ? { customizations: l.customizations.map(({ id, value }) => ({ id, value })) } : {}),
+  }));
+}
+
+const LINE_RE = /^\$\.line_items\[(\d+)\](?:\.customizations(?:\[(\d+)\])?)?/;
+
+/**
+ * Field errors of one request line, keyed by customization id. A message at
+ * `$.line_items[L].customizations[j](.value)` belongs to the id sent as entry j; one at
+ * `$.line_items[L].customizations` (a missing required group) names the id first in its content
+ * (`'engraving' (Engraving) is required…`). Anything else on the line lands under `''`.
+ */
+export function fieldErrors(messages: Message[], line: number, sent: Array<{ id: string }> = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of messages) {
+    const hit = m.type === 'error' && m.path ? LINE_RE.exec(m.path) : null;
+    if (!hit || +hit[1] !== line) continue;
+    const key = hit[2] !== undefined ? (sent[+hit[2]]?.id ?? '') : (/^'([^']+)'/.exec(m.content)?.[1] ?? '');
+    out[key] = out[key] ? `${out[key]} ${m.content}` : m.content;
+  }
+  return out;
+}

@@ -1,0 +1,134 @@
+/**
+ * The custom elements `<ucp-product>` and `<ucp-cart>`: a shadow root with adopted stylesheets and
+ * a Preact tree. Attributes (all may change at run time):
+ *   shop      shop origin (default: the origin host.js was loaded from)
+ *   lang      language (default: the page's `<html lang>`, tracked)
+ *   currency  ISO 4217 display currency (default: the shop's)
+ *   product-id                     <ucp-product> only
+ *   cart-id, mode="page", allowed-hosts   <ucp-cart> on the cart page (continue_url)
+ *   color-scheme  light | dark (default: follow the system)
+ */
+import { render } from 'preact';
+import { effect } from '@preact/signals';
+import { storeFor, type Store } from '../state/store.ts';
+import { adoptStyles } from '../views/styles.ts';
+import { ProductView } from '../views/product.tsx';
+import { CartView } from '../views/cart.tsx';
+import type { Cart } from '../wire/cart.ts';
+import { startPage, type PageSession } from './mode.ts';
+
+let scriptOrigin = '';
+try {
+  const src = (document.currentScript as HTMLScriptElement | null)?.src;
+  scriptOrigin = src ? new URL(src).origin : location.origin;
+} catch {
+  scriptOrigin = location.origin;
+}
+/** For tests: the origin used when an element has no `shop` attribute. */
+export function setDefaultShop(origin: string) {
+  scriptOrigin = origin;
+}
+
+let n = 0;
+const pageLang = () => document.documentElement.lang || navigator.language || 'en';
+
+abstract class UcpElement extends HTMLElement {
+  static observedAttributes = ['shop', 'lang', 'currency', 'product-id', 'cart-id'];
+  protected root: ShadowRoot;
+  protected uid = `u${++n}`;
+  protected store!: Store;
+  private langObserver?: MutationObserver;
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+    adoptStyles(this.root);
+  }
+
+  connectedCallback() {
+    this.store = storeFor((this.getAttribute('shop') || scriptOrigin).replace(/\/$/, ''));
+    this.syncLocale();
+    if (!this.hasAttribute('lang')) {
+      this.langObserver = new MutationObserver(() => this.syncLocale());
+      this.langObserver.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+    }
+    this.mount();
+  }
+
+  disconnectedCallback() {
+    this.langObserver?.disconnect();
+    render(null, this.root);
+  }
+
+  attributeChangedCallback(name: string, old: string | null, value: string | null) {
+    if (!this.store || old === value) return;
+    if (name === 'lang' || name === 'currency') this.syncLocale();
+    else this.mount();
+  }
+
+  /** Pushes this element's locale into the shared store; a change re-prices the cart. */
+  private syncLocale() {
+    const s = this.store;
+    const lang = this.getAttribute('lang') || pageLang();
+    const currency = this.getAttribute('currency')?.toUpperCase() || s.currency.value;
+    if (s.lang.value === lang && s.currency.value === currency) return;
+    const repriced = s.currency.value !== currency || s.lang.value !== lang;
+    s.lang.value = lang;
+    s.currency.value = currency;
+    if (repriced && s.cart.value) s.relocalize();
+  }
+
+  protected abstract mount(): void;
+}
+
+export class UcpProduct extends UcpElement {
+  protected mount() {
+    const id = this.getAttribute('product-id');
+    if (!id) return;
+    render(
+      <ProductView
+        store={this.store}
+        productId={id}
+        uid={this.uid}
+        onAdded={(detail) => this.dispatchEvent(new CustomEvent('ucp:cart:add', { detail, bubbles: true, composed: true }))}
+      />,
+      this.root,
+    );
+    this.store.load();
+  }
+}
+
+export class UcpCart extends UcpElement {
+  session: PageSession | null = null;
+  private stopEvents?: () => void;
+
+  protected mount() {
+    const page = this.getAttribute('mode') === 'page';
+    const id = this.getAttribute('cart-id');
+    if (page && id) this.store.fixedId = id;
+    const draw = (onCheckout?: (cart: Cart) => void) =>
+      render(<CartView store={this.store} uid={this.uid} page={page} onCheckout={onCheckout} />, this.root);
+    // Re-emit cart changes as DOM events for the page (analytics, agents).
+    this.stopEvents?.();
+    let first = true;
+    this.stopEvents = effect(() => {
+      const cart = this.store.cart.value;
+      if (cart) this.dispatchEvent(new CustomEvent(first ? 'ucp:cart:load' : 'ucp:cart:change', { detail: cart, bubbles: true, composed: true }));
+      if (cart) first = false;
+    });
+    if (!page) {
+      draw();
+      this.store.load();
+      return;
+    }
+    startPage(this, this.store).then((session) => {
+      this.session = session;
+      draw(session?.checkout);
+    });
+  }
+}
+
+export function defineElements() {
+  if (!customElements.get('ucp-product')) customElements.define('ucp-product', UcpProduct);
+  if (!customElements.get('ucp-cart')) customElements.define('ucp-cart', UcpCart);
+}

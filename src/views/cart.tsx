@@ -1,0 +1,201 @@
+/**
+ * `<ucp-cart>`'s UI. Widget mode: a cart button opening a modal `<dialog>` (focus moves in, is
+ * trapped by the modal, and returns to the button on close). Page mode (the cart page at
+ * `continue_url`, framed or not): the same body inline. Lines with quantity steppers and remove,
+ * discount codes with the server's accept/reject message, totals, messages, checkout.
+ */
+import { useRef, useState } from 'preact/hooks';
+import type { Cart } from '../wire/cart.ts';
+import { money, type Store } from '../state/store.ts';
+import { t } from './i18n.ts';
+
+export interface CartProps {
+  store: Store;
+  uid: string;
+  page?: boolean;
+  /** Embedded mode: checkout is handed to the host (`ep.cart.complete`) instead of navigating. */
+  onCheckout?(cart: Cart): void;
+}
+
+const CODE_RE = /^\$\.discounts\.codes\[(\d+)\]/;
+
+function CartBody({ store, uid, onCheckout }: CartProps) {
+  const lang = store.lang.value;
+  const cart = store.cart.value;
+  const busy = store.busy.value;
+  const [code, setCode] = useState('');
+  const [codeMsg, setCodeMsg] = useState<{ text: string; bad: boolean } | null>(null);
+  const fmt = (n: number) => money(n, cart?.currency ?? 'USD', lang);
+
+  async function apply(e: Event) {
+    e.preventDefault();
+    const c = code.trim();
+    if (!c) return;
+    const r = await store.applyCode(c);
+    if (!r.ok) return setCodeMsg({ text: r.messages.map((m) => m.content).join(' '), bad: true });
+    const i = r.data.discounts?.codes.findIndex((x) => x.toUpperCase() === c.toUpperCase()) ?? -1;
+    const warn = r.data.messages?.find((m) => CODE_RE.exec(m.path ?? '')?.[1] === String(i));
+    const hit = r.data.discounts?.applied.find((a) => a.code?.toUpperCase() === c.toUpperCase());
+    const msg = warn ? { text: warn.content, bad: true } : { text: t(lang, 'applied', c, hit?.title ?? ''), bad: false };
+    setCodeMsg(msg);
+    if (!warn) setCode('');
+    store.announce(msg.text);
+  }
+
+  async function setQty(id: string, title: string, q: number) {
+    const r = await store.setQuantity(id, q);
+    if (r.ok) {
+      const total = r.data.totals.find((x) => x.type === 'total');
+      store.announce(`${q > 0 ? `${t(lang, 'qtyOf', title)}: ${q}.` : t(lang, 'removed', title)} ${total ? t(lang, 'total', fmt(total.amount)) : ''}`);
+    }
+  }
+
+  const errors = store.error.value;
+  const other = (cart?.messages ?? []).filter((m) => !CODE_RE.test(m.path ?? ''));
+  return (
+    <div part="cart" aria-busy={busy ? 'true' : undefined}>
+      {errors.map((m) => (
+        <p class="err" role="alert" part="error">
+          {m.content}
+        </p>
+      ))}
+      {!cart || !cart.line_items.length ? <p class="m">{t(lang, 'empty')}</p> : null}
+      {cart && cart.line_items.length ? (
+        <ul part="lines">
+          {cart.line_items.map((l) => {
+            const title = l.item.title;
+            const lineTotal = l.totals.find((x) => x.type === 'total') ?? l.totals.find((x) => x.type === 'subtotal');
+            const qid = `${uid}-q-${l.id}`;
+            return (
+              <li class="line" part="line" key={l.id}>
+                {l.item.image_url ? <img src={l.item.image_url} alt="" width={56} height={56} /> : <span />}
+                <div>
+                  <div class="p">{title}</div>
+                  {l.customizations?.length ? <div class="m">{l.customizations.map((c) => c.value).join(', ')}</div> : null}
+                  <div class="row qty">
+                    <button type="button" aria-label={t(lang, 'dec', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity - 1)}>
+                      −
+                    </button>
+                    <label class="sr" for={qid}>
+                      {t(lang, 'qtyOf', title)}
+                    </label>
+                    <input
+                      id={qid}
+                      type="number"
+                      min={0}
+                      max={999}
+                      value={l.quantity}
+                      onChange={(e) => setQty(l.id, title, Math.max(0, Math.min(999, Math.floor(+(e.currentTarget as HTMLInputElement).value || 0))))}
+                    />
+                    <button type="button" aria-label={t(lang, 'inc', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity + 1)}>
+                      +
+                    </button>
+                    <button type="button" part="remove" disabled={busy} onClick={() => setQty(l.id, title, 0)}>
+                      {t(lang, 'remove', '').trim()}
+                      <span class="sr"> {title}</span>
+                    </button>
+                  </div>
+                </div>
+                <div class="p">{lineTotal ? fmt(lineTotal.amount) : ''}</div>
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+      {cart && cart.line_items.length ? (
+        <form class="f" onSubmit={apply} part="discount">
+          <label class="t" for={`${uid}-code`}>
+            {t(lang, 'code')}
+          </label>
+          <div class="row">
+            <input id={`${uid}-code`} type="text" value={code} autocomplete="off" aria-describedby={codeMsg ? `${uid}-cm` : undefined} onInput={(e) => setCode((e.currentTarget as HTMLInputElement).value)} />
+            <button type="submit" disabled={busy}>
+              {t(lang, 'apply')}
+            </button>
+          </div>
+          {codeMsg ? (
+            <p id={`${uid}-cm`} class={codeMsg.bad ? 'err' : 'm'} part="discount-message">
+              {codeMsg.text}
+            </p>
+          ) : null}
+        </form>
+      ) : null}
+      {cart && cart.line_items.length ? (
+        <dl part="totals">
+          {cart.totals.map((x) => (
+            <>
+              <dt class={x.type === 'total' ? 'tot' : ''}>{x.display_text ?? t(lang, x.type)}</dt>
+              <dd class={x.type === 'total' ? 'tot' : ''} data-total={x.type}>
+                {fmt(x.type === 'discount' || x.type === 'items_discount' ? -Math.abs(x.amount) : x.amount)}
+              </dd>
+            </>
+          ))}
+        </dl>
+      ) : null}
+      {other.map((m) => (
+        <p class={m.type === 'error' ? 'err' : 'm'} part="message">
+          {m.content}
+        </p>
+      ))}
+      {cart && cart.line_items.length ? (
+        onCheckout ? (
+          <button type="button" class="pri" part="checkout" onClick={() => onCheckout(cart)}>
+            {t(lang, 'checkout')}
+          </button>
+        ) : (
+          <a class="btn pri" part="checkout" href={cart.continue_url}>
+            {t(lang, 'checkout')}
+          </a>
+        )
+      ) : null}
+    </div>
+  );
+}
+
+export function CartView(props: CartProps) {
+  const { store, uid, page } = props;
+  const lang = store.lang.value;
+  const dialog = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const count = store.cart.value?.line_items.reduce((n, l) => n + l.quantity, 0) ?? 0;
+  const live = (
+    <div class="sr" aria-live="polite" aria-atomic="true">
+      {store.announcement.value}
+    </div>
+  );
+  if (page) {
+    return (
+      <section class="card" aria-labelledby={`${uid}-h`}>
+        <h2 id={`${uid}-h`}>{t(lang, 'yourCart')}</h2>
+        <CartBody {...props} />
+        {live}
+      </section>
+    );
+  }
+  return (
+    <>
+      <button
+        type="button"
+        ref={opener}
+        part="button open"
+        aria-haspopup="dialog"
+        onClick={() => {
+          dialog.current?.showModal();
+          store.reload();
+        }}
+      >
+        {t(lang, 'cart')} ({count})
+      </button>
+      <dialog ref={dialog} part="dialog" aria-labelledby={`${uid}-h`} onClose={() => opener.current?.focus()}>
+        <div class="hd">
+          <h2 id={`${uid}-h`}>{t(lang, 'yourCart')}</h2>
+          <button type="button" part="close" onClick={() => dialog.current?.close()}>
+            {t(lang, 'close')}
+          </button>
+        </div>
+        <CartBody {...props} />
+      </dialog>
+      {live}
+    </>
+  );
+}

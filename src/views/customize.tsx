@@ -1,0 +1,148 @@
+/**
+ * The customization picker, built from `variant.metadata.customizations`: text fields with length
+ * counters, single-choice (radio) and multi-choice (checkbox, min/max) groups, required markers,
+ * price modifiers and inline errors keyed by customization id (from the server's message paths).
+ */
+import type { CustomizationDef } from '../wire/catalog.ts';
+import type { Price } from '../wire/common.ts';
+import { money } from '../state/store.ts';
+import { t } from './i18n.ts';
+
+export type Values = Record<string, string | string[]>;
+
+export interface PickerProps {
+  defs: CustomizationDef[];
+  values: Values;
+  errors: Record<string, string>;
+  lang: string;
+  /** Prefix for element ids (unique per shadow root). */
+  uid: string;
+  onChange(id: string, value: string | string[]): void;
+}
+
+const len = (s: string) => [...s].length;
+
+function Mod({ p, lang }: { p?: Price; lang: string }) {
+  return p && p.amount ? <span class="m"> (+{money(p.amount, p.currency, lang)})</span> : null;
+}
+
+function Req({ on, lang }: { on: boolean; lang: string }) {
+  return on ? (
+    <span class="req">
+      {' '}
+      <span aria-hidden="true">*</span>
+      <span class="sr">({t(lang, 'required')})</span>
+    </span>
+  ) : null;
+}
+
+/** The `{id, value}` entries for a cart line: multi_select = one entry per chosen option. */
+export function entries(defs: CustomizationDef[], values: Values): Array<{ id: string; value: string }> {
+  const out: Array<{ id: string; value: string }> = [];
+  for (const d of defs) {
+    const v = values[d.id];
+    if (Array.isArray(v)) for (const o of v) out.push({ id: d.id, value: o });
+    else if (v) out.push({ id: d.id, value: v });
+  }
+  return out;
+}
+
+/** Sum of the chosen price modifiers (per unit). */
+export function modifiers(defs: CustomizationDef[], values: Values): number {
+  let sum = 0;
+  for (const d of defs) {
+    const v = values[d.id];
+    if (!v || !v.length) continue;
+    if (d.type === 'text') sum += d.price_modifier?.amount ?? 0;
+    else for (const o of d.options) if (v === o.id || (Array.isArray(v) && v.includes(o.id))) sum += o.price_modifier?.amount ?? 0;
+  }
+  return sum;
+}
+
+export function Picker({ defs, values, errors, lang, uid, onChange }: PickerProps) {
+  return (
+    <div part="customizations">
+      {defs.map((d) => {
+        const id = `${uid}-${d.id}`;
+        const err = errors[d.id];
+        const errEl = err ? (
+          <p class="err" id={`${id}-e`} part="field-error">
+            {err}
+          </p>
+        ) : null;
+        if (d.type === 'text') {
+          const v = (values[d.id] as string) ?? '';
+          return (
+            <div class="f" key={d.id}>
+              <label class="t" for={id}>
+                {d.label}
+                <Req on={d.required} lang={lang} />
+                <Mod p={d.price_modifier} lang={lang} />
+              </label>
+              <input
+                id={id}
+                type="text"
+                value={v}
+                maxLength={d.max_length}
+                placeholder={d.placeholder}
+                aria-required={d.required ? 'true' : undefined}
+                aria-invalid={err ? 'true' : undefined}
+                aria-describedby={`${id}-c${err ? ` ${id}-e` : ''}`}
+                onInput={(e) => onChange(d.id, (e.currentTarget as HTMLInputElement).value)}
+              />
+              <div class="m" id={`${id}-c`}>
+                {len(v)}/{d.max_length} {t(lang, 'chars')}
+              </div>
+              {errEl}
+            </div>
+          );
+        }
+        const multi = d.type === 'multi_select';
+        const chosen = values[d.id] ?? (multi ? [] : '');
+        const max = multi ? d.max_selections : 1;
+        const full = multi && max !== undefined && chosen.length >= max;
+        const hint = multi && (d.min_selections !== undefined || max !== undefined) ? t(lang, 'choose', d.min_selections ?? 0, max ?? d.options.length) : '';
+        return (
+          <fieldset
+            class="f"
+            key={d.id}
+            role={multi ? 'group' : 'radiogroup'}
+            aria-required={d.required && !multi ? 'true' : undefined}
+            aria-invalid={err ? 'true' : undefined}
+            aria-describedby={[hint && `${id}-h`, err && `${id}-e`].filter(Boolean).join(' ') || undefined}
+          >
+            <legend>
+              {d.label}
+              <Req on={d.required} lang={lang} />
+            </legend>
+            {hint ? (
+              <div class="m" id={`${id}-h`}>
+                {hint}
+              </div>
+            ) : null}
+            {d.options.map((o) => {
+              const on = multi ? (chosen as string[]).includes(o.id) : chosen === o.id;
+              return (
+                <label class="opt" key={o.id}>
+                  <input
+                    type={multi ? 'checkbox' : 'radio'}
+                    name={id}
+                    value={o.id}
+                    checked={on}
+                    disabled={full && !on}
+                    onChange={() =>
+                      onChange(d.id, multi ? (on ? (chosen as string[]).filter((x) => x !== o.id) : [...(chosen as string[]), o.id]) : o.id)
+                    }
+                  />
+                  {o.label}
+                  <Mod p={o.price_modifier} lang={lang} />
+                </label>
+              );
+            })}
+            {errEl}
+          </fieldset>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,127 @@
+/** `<ucp-product>`'s UI: image, price, variant picker, customization picker, quantity, add to cart. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Product } from '../wire/catalog.ts';
+import type { Message } from '../wire/common.ts';
+import { fieldErrors } from '../client/api.ts';
+import { money, type Store } from '../state/store.ts';
+import { entries, modifiers, Picker, type Values } from './customize.tsx';
+import { t } from './i18n.ts';
+
+export interface ProductProps {
+  store: Store;
+  productId: string;
+  uid: string;
+  /** Told after a successful add (the element re-emits it as a DOM event). */
+  onAdded?(detail: { variantId: string; quantity: number }): void;
+}
+
+export function ProductView({ store, productId, uid, onAdded }: ProductProps) {
+  const lang = store.lang.value;
+  const currency = store.currency.value;
+  const [product, setProduct] = useState<Product | null>(null);
+  const [failure, setFailure] = useState<Message[]>([]);
+  const [variantId, setVariantId] = useState('');
+  const [values, setValues] = useState<Values>({});
+  const [qty, setQty] = useState(1);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [status, setStatus] = useState('');
+  const [busy, setBusy] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let live = true;
+    store.client.product(productId, store.context()).then((r) => {
+      if (!live) return;
+      if (r.ok) {
+        setProduct(r.data);
+        setFailure([]);
+        setVariantId((cur) => (r.data.variants.some((v) => v.id === cur) ? cur : (r.data.variants.find((v) => v.availability.available) ?? r.data.variants[0]).id));
+      } else setFailure(r.messages);
+    });
+    return () => {
+      live = false;
+    };
+  }, [productId, lang, currency]);
+
+  if (!product) {
+    return (
+      <div class="card" part="product" aria-busy={failure.length ? undefined : 'true'}>
+        {failure.length ? failure.map((m) => <p class="err">{m.content}</p>) : <p class="m">{t(lang, 'loading')}</p>}
+      </div>
+    );
+  }
+  const variant = product.variants.find((v) => v.id === variantId) ?? product.variants[0];
+  const defs = variant.metadata?.customizations ?? [];
+  const image = variant.media?.[0] ?? product.media?.[0];
+  const unit = variant.price.amount + modifiers(defs, values);
+
+  async function add(e: Event) {
+    e.preventDefault();
+    const sent = entries(defs, values);
+    setBusy(true);
+    setStatus('');
+    const { result, index } = await store.add({ item: { id: variant.id }, quantity: qty, ...(sent.length ? { customizations: sent } : {}) });
+    setBusy(false);
+    if (result.ok) {
+      setErrors({});
+      setStatus(t(lang, 'added', `${product!.title} (${variant.title})`));
+      onAdded?.({ variantId: variant.id, quantity: qty });
+      return;
+    }
+    const byField = fieldErrors(result.messages, index, sent);
+    const known = Object.keys(byField).some((k) => defs.some((d) => d.id === k));
+    const general = result.messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => m.content);
+    if (byField['']) general.push(byField['']);
+    setErrors({ ...byField, '': general.join(' ') });
+    setStatus(known ? t(lang, 'fix') : '');
+    // Move focus to the first invalid field so keyboard and screen-reader users land on it.
+    requestAnimationFrame(() => root.current?.querySelector<HTMLElement>('[aria-invalid=true] input,input[aria-invalid=true]')?.focus());
+  }
+
+  const vid = `${uid}-v`;
+  return (
+    <form class="card" part="product" ref={root} onSubmit={add} aria-labelledby={`${uid}-t`} noValidate>
+      {image ? <img part="image" src={image.url} alt={image.alt_text ?? ''} width={480} height={480} /> : null}
+      <h2 id={`${uid}-t`} part="title">
+        {product.title}
+      </h2>
+      <p class="p" part="price">
+        {money(unit, variant.price.currency, lang)}
+        {variant.list_price && variant.list_price.amount > variant.price.amount ? (
+          <s class="m"> {money(variant.list_price.amount, variant.list_price.currency, lang)}</s>
+        ) : null}
+      </p>
+      {product.variants.length > 1 ? (
+        <div class="f">
+          <label class="t" for={vid}>
+            {t(lang, 'variant')}
+          </label>
+          <select id={vid} part="variant" value={variant.id} onChange={(e) => { setVariantId((e.currentTarget as HTMLSelectElement).value); setErrors({}); }}>
+            {product.variants.map((v) => (
+              <option value={v.id} key={v.id} disabled={!v.availability.available}>
+                {v.title}
+                {v.availability.available ? '' : ` (${t(lang, 'unavailable')})`}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      <Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
+      <div class="row">
+        <label for={`${uid}-q`}>{t(lang, 'qty')}</label>
+        <input id={`${uid}-q`} type="number" min={1} max={999} value={qty} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(999, +(e.currentTarget as HTMLInputElement).value || 1)))} />
+        <button type="submit" class="pri" part="button add" disabled={busy || !variant.availability.available}>
+          {t(lang, 'add')}
+        </button>
+      </div>
+      {errors[''] ? (
+        <p class="err" part="error">
+          {errors['']}
+        </p>
+      ) : null}
+      <p role="status" class="m" part="status">
+        {status}
+      </p>
+    </form>
+  );
+}
