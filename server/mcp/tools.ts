@@ -18,7 +18,7 @@ import { BusinessError, InvalidRequest } from '../core/errors.ts';
 import { validate } from '../http/body.ts';
 import { errorResponse, issueMessages } from '../http/errors.ts';
 import { responseMeta, MCP_SCHEMA_URL } from '../ucp/profile.ts';
-import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-ops.ts';
+import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from '../ucp/cart-operations.ts';
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
 import { McpProtocolError, RPC } from './errors.ts';
 
