@@ -1,0 +1,288 @@
+/**
+ * Host role (the spec's "Host"): a third-party / agent page opens the shop's cart UI at
+ * `continue_url?ep_version=…` in a sandboxed, credentialless iframe inside an accessible modal dialog,
+ * answers the handshake (always offering the MessagePort upgrade) and re-emits every notification as
+ * a DOM CustomEvent on the mount element. Falls back to a popup / plain link when the frame never says
+ * `ready`. See docs/embedded.md.
+ */
+import { CartParams, EP, EP_VERSION, ErrorParams, ReadyParams, AuthParams, epError, epSuccess, errorOf, type EpCart, type EpErrorResponse } from '../wire/embedded.ts';
+import { createPeer, type Methods, type Peer } from './rpc.ts';
+import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
+import type { ColorScheme } from './embedded.ts';
+
+export interface OpenCartOptions {
+  /** The shop, e.g. `https://shop.example` (its REST API is `{shopOrigin}/api/ucp`). */
+  shopOrigin: string;
+  /** An existing cart: fetched to learn its `continue_url` and embedded binding. */
+  cartId?: string;
+  /** Open this `continue_url` directly (the caller vouches for the embedded binding). */
+  continueUrl?: string;
+  /** No cart yet: create one with these lines first (`POST /api/ucp/carts`). */
+  lineItems?: Array<{ item: { id: string }; quantity: number; customizations?: Array<{ id: string; value: string }> }>;
+  colorScheme?: ColorScheme;
+  /** Sent as `ep_auth`, and answered to `ep.cart.auth` / `ready {auth}`. */
+  auth?: string;
+  /** Where the dialog is mounted and events are dispatched (default `document.body`). */
+  target?: HTMLElement;
+  /** How long to wait for `ep.cart.ready` before falling back (default 10 s). */
+  readyTimeout?: number;
+}
+
+export interface CartHandle {
+  close(): void;
+}
+
+/** Events dispatched on the mount element (bubbling, composed). */
+export const EVENTS = {
+  ready: 'ucp:cart:ready',
+  start: 'ucp:cart:start',
+  change: 'ucp:cart:change',
+  complete: 'ucp:cart:complete',
+  error: 'ucp:cart:error',
+  fallback: 'ucp:cart:fallback',
+  close: 'ucp:cart:close',
+} as const;
+
+const CSS = `dialog{padding:0;border:0;border-radius:12px;width:min(480px,calc(100vw - 2rem));height:min(760px,calc(100vh - 2rem));box-shadow:0 10px 40px #0005;color:CanvasText;background:Canvas}
+dialog[open]{display:flex;flex-direction:column}dialog::backdrop{background:#0006}
+header{display:flex;align-items:center;justify-content:space-between;padding:.5rem .75rem;border-bottom:1px solid #8884}
+h2{font:600 1rem system-ui,sans-serif;margin:0}button{font:inherit;cursor:pointer}
+iframe{flex:1;border:0;width:100%}p{font:1rem system-ui,sans-serif;margin:1rem}a{color:LinkText}`;
+
+const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text = '') => {
+  const el = document.createElement(tag);
+  for (const k in attrs) el.setAttribute(k, attrs[k]);
+  el.textContent = text;
+  return el;
+};
+
+const embeddedBinding = (cart: { ucp?: { services?: Record<string, unknown> } }) => {
+  const list = cart.ucp?.services?.['dev.ucp.shopping'];
+  return Array.isArray(list) && list.some((b) => b?.transport === 'embedded' && Array.isArray(b?.config?.delegate));
+};
+
+/** Get the cart's `continue_url` (creating or fetching the cart); null when it may not be embedded. */
+async function resolveCart(o: OpenCartOptions): Promise<{ url: string; embeddable: boolean }> {
+  if (o.continueUrl) return { url: o.continueUrl, embeddable: true };
+  const api = `${o.shopOrigin.replace(/\/$/, '')}/api/ucp/carts`;
+  const res = await fetch(o.cartId ? `${api}/${encodeURIComponent(o.cartId)}` : api, {
+    method: o.cartId ? 'GET' : 'POST',
+    credentials: 'omit',
+    headers: o.cartId ? {} : { 'Content-Type': 'application/json' },
+    body: o.cartId ? undefined : JSON.stringify({ line_items: o.lineItems ?? [] }),
+  });
+  const cart = await res.json().catch(() => null);
+  if (!res.ok || typeof cart?.continue_url !== 'string') {
+    throw new Error(cart?.messages?.[0]?.content ?? cart?.content ?? `The shop answered ${res.status}.`);
+  }
+  return { url: cart.continue_url, embeddable: embeddedBinding(cart) };
+}
+
+export function openCart(opts: OpenCartOptions): CartHandle {
+  const mount = opts.target ?? document.body;
+  const returnFocus = document.activeElement as HTMLElement | null;
+  const box = h('div', { 'data-ucp-cart': '' });
+  const root = box.attachShadow({ mode: 'open' });
+  const dialog = h('dialog', { 'aria-labelledby': 't' });
+  if (opts.colorScheme) dialog.style.colorScheme = opts.colorScheme;
+  const title = h('h2', { id: 't' }, `Cart · ${originOf(opts.shopOrigin).replace(/^https?:\/\//, '')}`);
+  const closeBtn = h('button', { type: 'button', 'aria-label': 'Close cart' }, '✕');
+  const header = h('header');
+  const status = h('p', { role: 'status' }, 'Loading cart…');
+  header.append(title, closeBtn);
+  dialog.append(header, status);
+  root.append(h('style', {}, CSS), dialog);
+  mount.append(box);
+  dialog.showModal();
+
+  const emit = (type: string, detail: object, cancelable = false) =>
+    mount.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
+
+  let closed = false;
+  let peer: Peer | undefined;
+  let port: MessagePort | undefined;
+  let frame: HTMLIFrameElement | undefined;
+  let popup: Window | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let continueUrl = '';
+  let expectedOrigin = '';
+  /** The window we expect EP traffic from (the frame's, or the popup). */
+  let source: () => Window | null = () => null;
+
+  const onMessage = (e: MessageEvent) => {
+    const s = source();
+    if (s && e.source === s && e.origin === expectedOrigin) peer?.receive(e.data);
+  };
+
+  /** Drop the current channel (frame or popup) but keep the dialog. */
+  const detach = () => {
+    clearTimeout(timer);
+    removeEventListener('message', onMessage);
+    peer?.close();
+    port?.close();
+    peer = port = undefined;
+    frame?.remove();
+    frame = undefined;
+    popup?.close();
+    popup = null;
+  };
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    detach();
+    if (dialog.open) dialog.close();
+    box.remove();
+    returnFocus?.focus?.();
+    emit(EVENTS.close, {});
+  };
+  closeBtn.onclick = close;
+  dialog.addEventListener('close', close);
+
+  const say = (text: string, link?: string, popupOffer = false) => {
+    status.replaceChildren(text);
+    status.hidden = false;
+    if (popupOffer) {
+      const b = h('button', { type: 'button' }, 'Open in a new window');
+      b.onclick = () => openPopup();
+      status.append(' ', b);
+    }
+    if (link) status.append(' ', h('a', { href: link, target: '_blank', rel: 'noopener' }, `Open the cart on ${new URL(link).host}`));
+  };
+
+  /** No `ready` in time (framing refused by CSP, page not EP-aware, …) or no embedded binding. */
+  const fallback = (reason: string, popupOffer: boolean) => {
+    detach();
+    emit(EVENTS.fallback, { reason, continue_url: continueUrl });
+    say(reason === 'not_embeddable' ? 'This cart opens on the store.' : 'The cart could not be shown here.', stripEp(continueUrl), popupOffer);
+  };
+
+  /** A same-origin http(s) hand-off URL from the page, else the one we loaded; never `javascript:` etc. */
+  const handoff = (u?: string) => stripEp(u && originOf(u) === expectedOrigin ? u : continueUrl);
+
+  const fail = (err: EpErrorResponse) => {
+    emit(EVENTS.error, { error: err });
+    detach();
+    say(err.messages[0]?.content ?? 'The cart failed.', handoff(err.continue_url));
+  };
+
+  /** JSON-RPC handlers for one channel (frame or popup). */
+  const connect = (via: 'frame' | 'popup') => {
+    let stage: 'window' | 'port' | 'done' = 'window';
+    const cartNote = (run: (cart: EpCart) => void) => ({
+      params: CartParams,
+      run: ({ cart }: { cart: EpCart }) => {
+        if (stage === 'done') run(cart); // nothing counts before the handshake finished
+      },
+    });
+    const change = (kind: string) => cartNote((cart) => emit(EVENTS.change, { cart, kind }));
+    const requests: Methods = {
+      [EP.ready]: {
+        params: ReadyParams,
+        run(p: { delegate: string[]; auth?: { type?: string } }, reply) {
+          if (stage === 'done' || p.delegate.length) {
+            // Out of order, or delegations we never asked for (ep_cart_delegate is empty).
+            reply.after = () => fail(epError(stage === 'done' ? 'invalid_state_error' : 'not_supported_error', 'The cart handshake failed.', continueUrl));
+            return epError(stage === 'done' ? 'invalid_state_error' : 'not_supported_error', 'Handshake refused.');
+          }
+          if (stage === 'window') {
+            const mc = new MessageChannel();
+            port = mc.port1;
+            reply.transfer.push(mc.port2);
+            reply.after = () => {
+              // From now on the port only: the window channel is closed for this session.
+              stage = 'port';
+              removeEventListener('message', onMessage);
+              peer!.send = (m, t = []) => mc.port1.postMessage(m, t);
+              mc.port1.onmessage = (e) => peer?.receive(e.data);
+            };
+            return { ucp: epSuccess(), upgrade: { port: mc.port2 } };
+          }
+          stage = 'done';
+          clearTimeout(timer);
+          emit(EVENTS.ready, { channel: 'port', via, delegate: p.delegate });
+          if (p.auth) {
+            if (!opts.auth) {
+              reply.after = () => fail(epError('not_supported_error', 'No credential is available for this cart.', continueUrl));
+              return epError('not_supported_error', `No ${p.auth.type ?? ''} credential available.`);
+            }
+            return { ucp: epSuccess(), credential: opts.auth };
+          }
+          return { ucp: epSuccess() };
+        },
+      },
+      [EP.auth]: {
+        params: AuthParams,
+        run: () =>
+          stage === 'done' && opts.auth
+            ? { ucp: epSuccess(), credential: opts.auth }
+            : epError('not_supported_error', 'No credential is available.', undefined, 'recoverable'),
+      },
+    };
+    const notifications: Methods = {
+      [EP.start]: cartNote((cart) => {
+        status.hidden = true;
+        emit(EVENTS.start, { cart });
+      }),
+      [EP.lineItems]: change('line_items'),
+      [EP.buyer]: change('buyer'),
+      [EP.messages]: change('messages'),
+      [EP.complete]: cartNote((cart) => {
+        const next = handoff(cart.continue_url);
+        const go = emit(EVENTS.complete, { cart, continue_url: next }, true);
+        close();
+        if (go) location.assign(next);
+      }),
+      [EP.error]: {
+        params: ErrorParams,
+        // Accepted at any stage (e.g. version_unsupported before `ready`): tear down, hand off.
+        run: (p) => fail(errorOf(p)),
+      },
+    };
+    peer = createPeer((m, transfer = []) => {
+      const w = source();
+      w?.postMessage(m, { targetOrigin: expectedOrigin, transfer });
+    }, requests, notifications);
+    addEventListener('message', onMessage);
+  };
+
+  const frameUrl = () => embedUrl(continueUrl, { version: EP_VERSION, colorScheme: opts.colorScheme, auth: opts.auth });
+
+  const openPopup = () => {
+    detach();
+    const w = open(frameUrl(), 'ucp_cart', 'popup,width=480,height=760');
+    if (!w) return say('The pop-up was blocked.', stripEp(continueUrl));
+    popup = w;
+    source = () => popup;
+    say('The cart is open in another window.', stripEp(continueUrl));
+    connect('popup');
+    timer = setTimeout(() => fallback('timeout', false), opts.readyTimeout ?? 10_000);
+  };
+
+  resolveCart(opts).then(
+    ({ url, embeddable }) => {
+      if (closed) return;
+      continueUrl = url;
+      expectedOrigin = originOf(url);
+      if (!expectedOrigin || !isTrustworthy(expectedOrigin)) throw new Error('The cart URL is not a secure origin.');
+      if (!embeddable) return fallback('not_embeddable', false);
+      const f = (frame = h('iframe', {
+        title: 'Shopping cart',
+        sandbox: 'allow-scripts allow-forms allow-same-origin',
+        credentialless: '',
+        allow: '',
+      }));
+      (f as HTMLIFrameElement & { credentialless?: boolean }).credentialless = true;
+      source = () => f.contentWindow;
+      connect('frame');
+      f.src = frameUrl();
+      dialog.append(f);
+      timer = setTimeout(() => fallback('timeout', true), opts.readyTimeout ?? 10_000);
+    },
+  ).catch((e: Error) => {
+    if (closed) return;
+    fail(epError('cart_unavailable', e.message || 'The cart could not be created.', undefined));
+  });
+
+  return { close };
+}
