@@ -18,6 +18,7 @@ import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { platformRoutes } from './oauth/platform.ts';
 
 export interface AppDeps {
   db: DB;
@@ -77,6 +78,9 @@ export function createApp({ db, config }: AppDeps) {
 
   // The version query is answered on every storefront domain (the seed's {graphql_url}).
   app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy }) }));
+
+  // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
+  app.use('*', platformRoutes());
 
   app.use('/*', serveStatic({ root: './public' }));
 

@@ -1,5 +1,6 @@
 /** `npm start`: the storefront server with the embedded database and demo data. */
 import { startServer } from './server.ts';
+import { demoCredentialsText } from './seed/accounts.ts';
 
 const running = await startServer();
 const { port, config } = running;
@@ -10,6 +11,7 @@ for (const s of shops) {
   console.log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
 }
 console.log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
+if (config.mode === 'development') console.log(demoCredentialsText(port));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

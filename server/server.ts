@@ -8,6 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import { migrateToLatest, openDatabase, type DB } from './db/index.ts';
 import { createApp } from './app.ts';
 import { isEmpty, seedDemo } from './seed/demo.ts';
+import { seedAccounts } from './seed/accounts.ts';
 import { startCartPurge } from './core/carts.ts';
 
 export interface RunningServer {
@@ -24,6 +25,8 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   const db = await openDatabase(config);
   await migrateToLatest(db);
   if (opts.seed !== false && (await isEmpty(db))) await seedDemo(db);
+  // Demo users and apps (docs/oauth.md): development mode only, never in production.
+  if (opts.seed !== false && config.mode === 'development') await seedAccounts(db);
   const app = createApp({ db, config });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

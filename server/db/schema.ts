@@ -75,6 +75,99 @@ export interface DiscountsTable {
   doc: Json<StoredDiscount>;
 }
 
+/* --- Account service and merchant API (migration 0003_accounts) --- */
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  name: string;
+  password_hash: string;
+  merchant_id: string;
+  created_at: Timestamp;
+}
+
+export interface OAuthClientsTable {
+  id: string;
+  name: string;
+  /** sha256 hex of the client secret; null for public clients. */
+  secret_hash: string | null;
+  redirect_uris: Json<string[]>;
+  created_at: Timestamp;
+}
+
+export interface OAuthSessionsTable {
+  id_hash: string;
+  user_id: string | null;
+  csrf: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface OAuthRequestsTable {
+  id: string;
+  session_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  scope: Json<string[]>;
+  state: string | null;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_at: Timestamp;
+}
+
+export interface OAuthCodesTable {
+  id: string;
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scope: Json<string[]>;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_at: Timestamp;
+  consumed_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface OAuthTokensTable {
+  id: string;
+  access_hash: string;
+  refresh_hash: string | null;
+  client_id: string;
+  user_id: string;
+  scope: Json<string[]>;
+  family_id: string;
+  code_id: string | null;
+  access_expires_at: Timestamp;
+  refresh_expires_at: Timestamp | null;
+  rotated_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface CustomersTable {
+  shop_id: string;
+  id: string;
+  position: Generated<number>;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  created_at: Timestamp;
+}
+
+export interface OrdersTable {
+  shop_id: string;
+  id: string;
+  position: Generated<number>;
+  customer_id: string;
+  status: string;
+  currency: string;
+  items: Json<unknown[]>;
+  subtotal: number;
+  total: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
@@ -82,4 +175,12 @@ export interface Database {
   carts: CartsTable;
   idempotency_keys: IdempotencyKeysTable;
   discounts: DiscountsTable;
+  users: UsersTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_sessions: OAuthSessionsTable;
+  oauth_requests: OAuthRequestsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
+  customers: CustomersTable;
+  orders: OrdersTable;
 }

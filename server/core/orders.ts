@@ -1,0 +1,154 @@
+/**
+ * Orders created through the merchant API. The rule lives here, not in the route: every field is
+ * validated, the customer must belong to the merchant, every variant must exist in the merchant's
+ * catalog, be available and need no buyer customization; prices come from the catalog (never from
+ * the request) and totals are integers in the shop currency's minor units.
+ */
+import { z } from 'zod';
+import type { DB } from '../db/index.ts';
+import type { Shop } from './types.ts';
+import { InvalidRequest, type FieldIssue } from './errors.ts';
+import { loadVariants } from './catalog.ts';
+import { isAvailable } from './products.ts';
+import { findCustomer, parseOrThrow } from './customers.ts';
+import { randomToken } from '../oauth/crypto.ts';
+
+export const MAX_ORDER_ITEMS = 100;
+export const MAX_QUANTITY = 999;
+
+export const NewOrder = z.strictObject({
+  customer_id: z.string().min(1).max(128),
+  items: z
+    .array(
+      z.strictObject({
+        variant_id: z.string().min(1).max(128),
+        quantity: z.number().int().min(1).max(MAX_QUANTITY),
+      }),
+    )
+    .min(1)
+    .max(MAX_ORDER_ITEMS),
+  note: z.string().max(1000).optional(),
+});
+
+export interface OrderItem {
+  variant_id: string;
+  product_id: string;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unit_price: number;
+  total: number;
+}
+
+export interface Order {
+  id: string;
+  status: 'created';
+  customer_id: string;
+  currency: string;
+  items: OrderItem[];
+  totals: { subtotal: number; total: number };
+  note?: string;
+  created_at: string;
+}
+
+function titleOf(v: unknown, lang: string): string {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object') {
+    const rec = v as Record<string, string>;
+    return rec[lang] ?? Object.values(rec)[0] ?? '';
+  }
+  return '';
+}
+
+/** Validates and prices an order; throws InvalidRequest('validation_failed') naming every problem. */
+export async function createOrder(db: DB, shop: Shop, input: unknown): Promise<Order> {
+  const req = parseOrThrow(NewOrder, input);
+  const issues: FieldIssue[] = [];
+  const customer = await findCustomer(db, shop.id, req.customer_id);
+  if (!customer) issues.push({ path: '$.customer_id', code: 'unknown_customer', content: `No customer ${req.customer_id} for this merchant.` });
+  const variants = await loadVariants(db, shop, req.items.map((i) => i.variant_id));
+  const lang = shop.settings.default_language;
+  const items: OrderItem[] = [];
+  req.items.forEach((item, i) => {
+    const hit = variants.get(item.variant_id);
+    const path = `$.items[${i}].variant_id`;
+    if (!hit) return void issues.push({ path, code: 'unknown_variant', content: `No variant ${item.variant_id} in this merchant's catalog.` });
+    if (!isAvailable(hit.variant)) return void issues.push({ path, code: 'unavailable', content: `Variant ${item.variant_id} is not available.` });
+    if (hit.variant.inventory !== undefined && !hit.variant.status && hit.variant.inventory < item.quantity) {
+      return void issues.push({ path: `$.items[${i}].quantity`, code: 'insufficient_inventory', content: `Only ${hit.variant.inventory} of ${item.variant_id} in stock.` });
+    }
+    if ((hit.variant.customizations ?? []).some((d) => d.required)) {
+      return void issues.push({ path, code: 'customization_required', content: `Variant ${item.variant_id} needs buyer customizations; order it through a storefront cart.` });
+    }
+    const unit = hit.variant.price;
+    items.push({
+      variant_id: hit.variant.id,
+      product_id: hit.product.id,
+      title: titleOf(hit.variant.title ?? hit.product.title, lang),
+      sku: hit.variant.sku ?? null,
+      quantity: item.quantity,
+      unit_price: unit,
+      total: unit * item.quantity,
+    });
+  });
+  if (issues.length) {
+    throw new InvalidRequest('validation_failed', issues.map((i) => `${i.path}: ${i.content}`).join('; '), issues);
+  }
+  const subtotal = items.reduce((s, i) => s + i.total, 0);
+  const order: Order = {
+    id: `ord_${randomToken(12)}`,
+    status: 'created',
+    customer_id: req.customer_id,
+    currency: shop.settings.currency,
+    items,
+    totals: { subtotal, total: subtotal },
+    ...(req.note ? { note: req.note } : {}),
+    created_at: new Date().toISOString(),
+  };
+  await db
+    .insertInto('orders')
+    .values({
+      shop_id: shop.id,
+      id: order.id,
+      customer_id: order.customer_id,
+      status: order.status,
+      currency: order.currency,
+      items: JSON.stringify(order.items),
+      subtotal,
+      total: subtotal,
+      created_at: order.created_at,
+    })
+    .execute();
+  return order;
+}
+
+type Row = { id: string; status: string; customer_id: string; currency: string; items: unknown; subtotal: number; total: number; created_at: Date | string };
+const toOrder = (r: Row): Order => ({
+  id: r.id,
+  status: r.status as 'created',
+  customer_id: r.customer_id,
+  currency: r.currency,
+  items: r.items as OrderItem[],
+  totals: { subtotal: Number(r.subtotal), total: Number(r.total) },
+  created_at: new Date(r.created_at).toISOString(),
+});
+
+const COLS = ['id', 'status', 'customer_id', 'currency', 'items', 'subtotal', 'total', 'created_at'] as const;
+
+export async function findOrder(db: DB, shopId: string, id: string): Promise<Order | null> {
+  const row = await db.selectFrom('orders').select([...COLS]).where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+  return row ? toOrder(row) : null;
+}
+
+export async function listOrders(db: DB, shopId: string, limit: number, after: number): Promise<{ orders: Order[]; next: number | null }> {
+  const rows = await db
+    .selectFrom('orders')
+    .select([...COLS, 'position'])
+    .where('shop_id', '=', shopId)
+    .where('position', '>', after)
+    .orderBy('position')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  return { orders: page.map(toOrder), next: rows.length > limit ? Number(page[page.length - 1].position) : null };
+}

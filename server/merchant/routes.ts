@@ -1,0 +1,246 @@
+/**
+ * Merchant REST API 3.0 at `{platform_origin}/merchants/{merchant_id}/3.0/...` (the merchant's
+ * `api_endpoint`). Every route needs a bearer token issued for that merchant: missing or invalid
+ * token 401, token of another merchant 404 (the merchant is not revealed), missing scope 403 naming
+ * it. Errors use one envelope: `{ "error": { "code", "message", "details"?, "required_scope"? } }`.
+ */
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../http/env.ts';
+import type { Shop } from '../core/types.ts';
+import { InvalidRequest, type FieldIssue } from '../core/errors.ts';
+import { findShopById } from '../core/shops.ts';
+import { StoredProduct } from '../core/catalog-format.ts';
+import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
+import { Conflict, createCustomer, findCustomer, listCustomers, parseOrThrow } from '../core/customers.ts';
+import { createOrder, findOrder, listOrders } from '../core/orders.ts';
+import { authenticateBearer } from '../oauth/routes.ts';
+import type { AccessTokenInfo } from '../oauth/model.ts';
+
+export const API_VERSION = '3.0';
+
+/** The scope-by-route table (docs/oauth.md; test/merchant-scopes.test.ts walks it). */
+export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; scope: string }> = [
+  { method: 'GET', path: '/3.0/products', scope: 'products_read' },
+  { method: 'GET', path: '/3.0/products/{id}', scope: 'products_read' },
+  { method: 'POST', path: '/3.0/products', scope: 'products_write' },
+  { method: 'PUT', path: '/3.0/products/{id}', scope: 'products_write' },
+  { method: 'DELETE', path: '/3.0/products/{id}', scope: 'products_write' },
+  { method: 'GET', path: '/3.0/customers', scope: 'customers_read' },
+  { method: 'GET', path: '/3.0/customers/{id}', scope: 'customers_read' },
+  { method: 'POST', path: '/3.0/customers', scope: 'customers_write' },
+  { method: 'GET', path: '/3.0/orders', scope: 'sales_read' },
+  { method: 'GET', path: '/3.0/orders/{id}', scope: 'sales_read' },
+  { method: 'POST', path: '/3.0/orders', scope: 'sales_write' },
+];
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly extra: { details?: FieldIssue[]; required_scope?: string } = {},
+  ) {
+    super(message);
+  }
+}
+
+type MerchantEnv = AppEnv & { Variables: AppEnv['Variables'] & { merchant: Shop; token: AccessTokenInfo } };
+
+function envelope(c: Context, e: ApiError) {
+  const details = e.extra.details?.map((d) => ({ path: d.path, code: d.code, message: d.content }));
+  return c.json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), ...(e.extra.required_scope ? { required_scope: e.extra.required_scope } : {}) } }, e.status);
+}
+
+function toApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof InvalidRequest) return new ApiError(422, err.code, err.message, { details: err.issues });
+  if (err instanceof Conflict) return new ApiError(409, err.code, err.message);
+  return null;
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+    throw new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.');
+  }
+  const raw = await c.req.text();
+  if (raw.length > 1024 * 1024) throw new ApiError(413, 'request_too_large', 'The body exceeds 1 MiB.');
+  try {
+    return JSON.parse(raw);
+  } catch (e) {
+    throw new ApiError(400, 'invalid_json', `The body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** `limit` (1..250, default 50) and an opaque `cursor` from the previous page. */
+function pageParams(c: Context): { limit: number; after: number } {
+  const rawLimit = c.req.query('limit');
+  const limit = rawLimit === undefined ? 50 : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 250) throw new ApiError(400, 'invalid_parameter', 'limit must be an integer from 1 to 250.');
+  const cursor = c.req.query('cursor');
+  if (cursor === undefined || cursor === '') return { limit, after: 0 };
+  const after = Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^p:/, ''));
+  if (!Number.isSafeInteger(after) || after < 0) throw new ApiError(400, 'invalid_parameter', 'cursor is not one this API returned.');
+  return { limit, after };
+}
+
+const cursorOf = (position: number | null) => (position === null ? null : Buffer.from(`p:${position}`).toString('base64url'));
+
+/** Authenticates the bearer token, binds it to the merchant in the path and checks the scope. */
+function guard(scope: string): MiddlewareHandler<MerchantEnv> {
+  return async (c, next) => {
+    const auth = await authenticateBearer(c as unknown as Context<AppEnv>);
+    if (!auth.ok) return auth.response;
+    const merchantId = c.req.param('merchantId') ?? '';
+    const notFound = new ApiError(404, 'not_found', 'No such merchant for this access token.');
+    if (auth.token.merchantId !== merchantId) return envelope(c, notFound);
+    const shop = await findShopById(c.get('db'), merchantId);
+    if (!shop) return envelope(c, notFound);
+    if (!auth.token.scope.includes(scope)) {
+      c.header('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}", error_description="This call needs the ${scope} scope"`);
+      return envelope(c, new ApiError(403, 'insufficient_scope', `This call needs the ${scope} scope.`, { required_scope: scope }));
+    }
+    c.set('merchant', shop);
+    c.set('token', auth.token);
+    await next();
+  };
+}
+
+export function merchantRoutes() {
+  const r = new Hono<MerchantEnv>();
+  r.use('*', async (c, next) => {
+    c.header('Cache-Control', 'no-store');
+    try {
+      await next();
+    } catch (err) {
+      const e = toApiError(err);
+      if (!e) throw err;
+      c.res = envelope(c, e);
+    }
+  });
+  r.onError((err, c) => {
+    const e = toApiError(err);
+    if (e) return envelope(c, e);
+    console.error('[merchant-api] unhandled error', err);
+    return envelope(c, new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged.'));
+  });
+
+  const v = `/${API_VERSION}`;
+
+  // Products: the very catalog the UCP transport searches (written through catalog-store).
+  r.get(`${v}/products`, guard('products_read'), async (c) => {
+    const { limit, after } = pageParams(c);
+    const rows = await c
+      .get('db')
+      .selectFrom('products')
+      .select(['doc', 'position'])
+      .where('shop_id', '=', c.get('merchant').id)
+      .where('position', '>', after)
+      .orderBy('position')
+      .limit(limit + 1)
+      .execute();
+    const page = rows.slice(0, limit);
+    const next = rows.length > limit ? Number(page[page.length - 1].position) : null;
+    return c.json({ products: page.map((p) => p.doc), pagination: { limit, next_cursor: cursorOf(next) } });
+  });
+
+  const loadProduct = async (c: Context<MerchantEnv>, id: string) => {
+    const row = await c.get('db').selectFrom('products').select('doc').where('shop_id', '=', c.get('merchant').id).where('id', '=', id).executeTakeFirst();
+    return row ? (row.doc as StoredProduct) : null;
+  };
+
+  /** Variant ids are unique per merchant: refuse ones another product already uses. */
+  const checkVariantIds = async (c: Context<MerchantEnv>, p: StoredProduct) => {
+    const ids = p.variants.map((v) => v.id);
+    const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (dup) throw new ApiError(422, 'validation_failed', `Variant id ${dup} appears twice.`, { details: [{ path: '$.variants', code: 'duplicate_variant_id', content: `Variant id ${dup} appears twice.` }] });
+    const taken = await c
+      .get('db')
+      .selectFrom('variants')
+      .select(['id', 'product_id'])
+      .where('shop_id', '=', c.get('merchant').id)
+      .where('id', 'in', ids)
+      .where('product_id', '!=', p.id)
+      .executeTakeFirst();
+    if (taken) throw new ApiError(409, 'variant_id_taken', `Variant id ${taken.id} belongs to product ${taken.product_id}.`);
+  };
+
+  r.get(`${v}/products/:id`, guard('products_read'), async (c) => {
+    const p = await loadProduct(c, c.req.param('id'));
+    if (!p) throw new ApiError(404, 'not_found', `No product ${c.req.param('id')}.`);
+    return c.json(p);
+  });
+
+  r.post(`${v}/products`, guard('products_write'), async (c) => {
+    const p = parseOrThrow(StoredProduct, await readJson(c));
+    if (await loadProduct(c, p.id)) throw new ApiError(409, 'product_exists', `Product ${p.id} already exists; use PUT to replace it.`);
+    await checkVariantIds(c, p);
+    await upsertProducts(c.get('db'), c.get('merchant'), [p]);
+    c.header('Location', `${new URL(c.req.url).pathname}/${encodeURIComponent(p.id)}`);
+    return c.json(p, 201);
+  });
+
+  r.put(`${v}/products/:id`, guard('products_write'), async (c) => {
+    const id = c.req.param('id');
+    const body = await readJson(c);
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      const bodyId = (body as Record<string, unknown>).id;
+      if (bodyId !== undefined && bodyId !== id) {
+        throw new ApiError(422, 'validation_failed', 'The body id must match the path.', { details: [{ path: '$.id', code: 'id_mismatch', content: `Expected ${id}.` }] });
+      }
+    }
+    const p = parseOrThrow(StoredProduct, { ...(body as object), id });
+    if (!(await loadProduct(c, id))) throw new ApiError(404, 'not_found', `No product ${id}; create it with POST.`);
+    await checkVariantIds(c, p);
+    await upsertProducts(c.get('db'), c.get('merchant'), [p]);
+    return c.json(p);
+  });
+
+  r.delete(`${v}/products/:id`, guard('products_write'), async (c) => {
+    const ok = await deleteProduct(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if (!ok) throw new ApiError(404, 'not_found', `No product ${c.req.param('id')}.`);
+    return c.body(null, 204);
+  });
+
+  // Customers
+  r.get(`${v}/customers`, guard('customers_read'), async (c) => {
+    const { limit, after } = pageParams(c);
+    const { customers, next } = await listCustomers(c.get('db'), c.get('merchant').id, limit, after);
+    return c.json({ customers, pagination: { limit, next_cursor: cursorOf(next) } });
+  });
+
+  r.get(`${v}/customers/:id`, guard('customers_read'), async (c) => {
+    const cus = await findCustomer(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if (!cus) throw new ApiError(404, 'not_found', `No customer ${c.req.param('id')}.`);
+    return c.json(cus);
+  });
+
+  r.post(`${v}/customers`, guard('customers_write'), async (c) => {
+    const cus = await createCustomer(c.get('db'), c.get('merchant').id, await readJson(c));
+    c.header('Location', `${new URL(c.req.url).pathname}/${cus.id}`);
+    return c.json(cus, 201);
+  });
+
+  // Orders (sales)
+  r.get(`${v}/orders`, guard('sales_read'), async (c) => {
+    const { limit, after } = pageParams(c);
+    const { orders, next } = await listOrders(c.get('db'), c.get('merchant').id, limit, after);
+    return c.json({ orders, pagination: { limit, next_cursor: cursorOf(next) } });
+  });
+
+  r.get(`${v}/orders/:id`, guard('sales_read'), async (c) => {
+    const o = await findOrder(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if (!o) throw new ApiError(404, 'not_found', `No order ${c.req.param('id')}.`);
+    return c.json(o);
+  });
+
+  r.post(`${v}/orders`, guard('sales_write'), async (c) => {
+    const o = await createOrder(c.get('db'), c.get('merchant'), await readJson(c));
+    c.header('Location', `${new URL(c.req.url).pathname}/${o.id}`);
+    return c.json(o, 201);
+  });
+
+  // Anything else under the merchant prefix: the same envelope.
+  r.all('*', (c) => envelope(c, new ApiError(404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  return r;
+}

@@ -1,0 +1,391 @@
+/**
+ * The account service on the platform address: authorization endpoint with login and consent pages,
+ * token endpoint (the library, @node-oauth/oauth2-server, handles the grants), RFC 7009 revocation,
+ * the resource endpoint (seed §2.1), RFC 8414 metadata and a minimal admin page.
+ */
+import { Hono, type Context } from 'hono';
+import OAuth2Server from '@node-oauth/oauth2-server';
+import type { AppEnv } from '../http/env.ts';
+import type { DB } from '../db/index.ts';
+import { authenticateApp, findApp, findUser, verifyLogin } from '../core/accounts.ts';
+import { findShopById } from '../core/shops.ts';
+import { SCOPES, SCOPE_NAMES, parseScope } from '../core/scopes.ts';
+import { nowMs } from './clock.ts';
+import { randomToken } from './crypto.ts';
+import {
+  ACCESS_TOKEN_LIFETIME,
+  REFRESH_TOKEN_LIFETIME,
+  createModel,
+  issueAuthorizationCode,
+  lookupAccessToken,
+  revokeIssuedToken,
+  type AccessTokenInfo,
+} from './model.ts';
+import { adminPage, consentPage, errorPage, loginPage } from './pages.ts';
+import { csrfOk, ensureSession, getSession, loginSession, type Session } from './session.ts';
+
+const REQUEST_LIFETIME_MS = 30 * 60 * 1000;
+
+/** The issuer: `AUTH_URL` when configured, else the platform origin the request came to. */
+export function issuerOf(c: Context<AppEnv>): string {
+  return (process.env.AUTH_URL || c.get('origin')).replace(/\/+$/, '');
+}
+
+/** The per-merchant addresses (documented in docs/oauth.md). */
+export function merchantEndpoints(base: string, merchantId: string) {
+  const id = encodeURIComponent(merchantId);
+  return { admin: `${base}/admin/${id}`, api: `${base}/merchants/${id}` };
+}
+
+function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 401 | 403 | 404 = 200) {
+  c.header('Cache-Control', 'no-store');
+  c.header('X-Frame-Options', 'DENY');
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'");
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.html(html, status);
+}
+
+function redirectWith(c: Context<AppEnv>, redirectUri: string, params: Record<string, string | null | undefined>, status: 302 | 303 = 302) {
+  const u = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) u.searchParams.set(k, v);
+  u.searchParams.set('iss', issuerOf(c));
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(u.href, status);
+}
+
+/** Form body as a map; a parameter sent twice is an error (RFC 6749 §3.1 / §3.2). */
+async function readForm(c: Context<AppEnv>): Promise<{ form: Record<string, string>; duplicate?: string }> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return { form: {} };
+  const params = new URLSearchParams(await c.req.text());
+  const form: Record<string, string> = {};
+  let duplicate: string | undefined;
+  for (const [k, v] of params) {
+    if (k in form) duplicate ??= k;
+    form[k] = v;
+  }
+  return { form, duplicate };
+}
+
+function oauthError(c: Context<AppEnv>, status: 400 | 401, error: string, description: string, headers: Record<string, string> = {}) {
+  c.header('Cache-Control', 'no-store');
+  c.header('Pragma', 'no-cache');
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+  return c.json({ error, error_description: description }, status);
+}
+
+/** Bearer token from the Authorization header (RFC 6750 §2.1). */
+export function bearerToken(c: Context): string | null {
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(c.req.header('authorization') ?? '');
+  return m ? m[1] : null;
+}
+
+export async function authenticateBearer(c: Context<AppEnv>): Promise<{ ok: true; token: AccessTokenInfo } | { ok: false; response: Response }> {
+  const realm = `realm="${issuerOf(c)}"`;
+  const raw = bearerToken(c);
+  if (!raw) {
+    c.header('WWW-Authenticate', `Bearer ${realm}`);
+    return { ok: false, response: c.json({ error: { code: 'unauthorized', message: 'Send Authorization: Bearer <access token>.' } }, 401) };
+  }
+  const token = await lookupAccessToken(c.get('db'), raw);
+  if (!token) {
+    c.header('WWW-Authenticate', `Bearer ${realm}, error="invalid_token", error_description="The access token is invalid, revoked or expired"`);
+    return { ok: false, response: c.json({ error: { code: 'invalid_token', message: 'The access token is invalid, revoked or expired.' } }, 401) };
+  }
+  return { ok: true, token };
+}
+
+/** Client credentials from HTTP Basic (RFC 6749 §2.3.1, form-encoded parts) or the body. */
+function clientCredentials(c: Context<AppEnv>, form: Record<string, string>): { id?: string; secret?: string; basic: boolean } | null {
+  const h = c.req.header('authorization');
+  if (h && /^Basic /i.test(h)) {
+    let decoded: string;
+    try {
+      decoded = Buffer.from(h.slice(6).trim(), 'base64').toString('utf8');
+    } catch {
+      return null;
+    }
+    const i = decoded.indexOf(':');
+    if (i < 0) return null;
+    const dec = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    try {
+      return { id: dec(decoded.slice(0, i)), secret: dec(decoded.slice(i + 1)), basic: true };
+    } catch {
+      return null;
+    }
+  }
+  return { id: form.client_id, secret: form.client_secret, basic: false };
+}
+
+interface PendingRequest {
+  id: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string[];
+  state: string | null;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+}
+
+async function loadPending(db: DB, id: unknown, session: Session): Promise<PendingRequest | null> {
+  if (typeof id !== 'string' || !id) return null;
+  const row = await db.selectFrom('oauth_requests').selectAll().where('id', '=', id).where('session_hash', '=', session.idHash).executeTakeFirst();
+  if (!row || new Date(row.expires_at).getTime() <= nowMs()) return null;
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    redirectUri: row.redirect_uri,
+    scope: row.scope as unknown as string[],
+    state: row.state,
+    codeChallenge: row.code_challenge,
+    codeChallengeMethod: row.code_challenge_method,
+  };
+}
+
+async function renderConsent(c: Context<AppEnv>, session: Session, pending: PendingRequest) {
+  const db = c.get('db');
+  const [app, user] = await Promise.all([findApp(db, pending.clientId), findUser(db, session.userId!)]);
+  if (!app || !user) return page(c, errorPage('Authorization failed', 'The application or account no longer exists.'), 400);
+  const shop = await findShopById(db, user.merchantId);
+  return page(
+    c,
+    consentPage({
+      requestId: pending.id,
+      csrf: session.csrf,
+      appName: app.name,
+      userName: `${user.name} (${user.username})`,
+      merchantName: shop?.name ?? user.merchantId,
+      scopes: pending.scope.map((s) => ({ name: s, description: SCOPES[s] })),
+    }),
+  );
+}
+
+const AUTHZ_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
+
+export function oauthRoutes() {
+  const r = new Hono<AppEnv>();
+  const servers = new WeakMap<DB, OAuth2Server>();
+  const libraryFor = (db: DB) => {
+    let s = servers.get(db);
+    if (!s) {
+      s = new OAuth2Server({
+        model: createModel(db),
+        accessTokenLifetime: ACCESS_TOKEN_LIFETIME,
+        refreshTokenLifetime: REFRESH_TOKEN_LIFETIME,
+        // Public clients authenticate with PKCE only; the model still demands the secret of confidential ones.
+        requireClientAuthentication: { authorization_code: false, refresh_token: false },
+        alwaysIssueNewRefreshToken: true,
+        allowBearerTokensInQueryString: false,
+      });
+      servers.set(db, s);
+    }
+    return s;
+  };
+
+  r.get('/.well-known/oauth-authorization-server', (c) => {
+    const iss = issuerOf(c);
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json({
+      issuer: iss,
+      authorization_endpoint: `${iss}/oauth2/authorize`,
+      token_endpoint: `${iss}/oauth2/access_token`,
+      revocation_endpoint: `${iss}/oauth2/revoke`,
+      userinfo_endpoint: `${iss}/oauth2/resource`,
+      scopes_supported: SCOPE_NAMES,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      service_documentation: `${iss}/docs/oauth.md`,
+    });
+  });
+
+  r.get('/oauth2/authorize', async (c) => {
+    const db = c.get('db');
+    const url = new URL(c.req.url);
+    const q = url.searchParams;
+    const dup = AUTHZ_PARAMS.find((k) => q.getAll(k).length > 1);
+    const clientId = q.get('client_id');
+    const redirectUri = q.get('redirect_uri');
+    // Until client_id and redirect_uri check out, nothing is redirected anywhere.
+    if (dup === 'client_id' || dup === 'redirect_uri') return page(c, errorPage('Invalid request', `The parameter ${dup} was sent more than once.`), 400);
+    if (!clientId) return page(c, errorPage('Invalid request', 'The client_id parameter is missing.'), 400);
+    const app = await findApp(db, clientId);
+    if (!app) return page(c, errorPage('Unknown application', 'No application is registered with this client_id.'), 400);
+    if (!redirectUri) return page(c, errorPage('Invalid request', 'The redirect_uri parameter is missing.'), 400);
+    if (!app.redirectUris.includes(redirectUri)) {
+      return page(c, errorPage('Invalid redirect URI', 'The redirect_uri is not registered for this application.'), 400);
+    }
+
+    const state = q.get('state');
+    const fail = (error: string, description: string) => redirectWith(c, redirectUri, { error, error_description: description, state });
+    if (dup) return fail('invalid_request', `The parameter ${dup} was sent more than once.`);
+    const responseType = q.get('response_type');
+    if (!responseType) return fail('invalid_request', 'The response_type parameter is missing.');
+    if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
+    const scope = parseScope(q.get('scope'));
+    if (!scope.ok) {
+      return fail('invalid_scope', scope.unknown.length ? `Unknown scope: ${scope.unknown.join(' ')}` : 'The scope parameter is missing.');
+    }
+    const challenge = q.get('code_challenge');
+    const method = q.get('code_challenge_method');
+    if (challenge !== null || method !== null) {
+      if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
+      if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest (43 characters).');
+    } else if (!app.confidential) {
+      return fail('invalid_request', 'Public clients must use PKCE (code_challenge with code_challenge_method=S256).');
+    }
+
+    const session = await ensureSession(c);
+    const pending: PendingRequest = {
+      id: randomToken(18),
+      clientId: app.id,
+      redirectUri,
+      scope: scope.scopes,
+      state,
+      codeChallenge: challenge,
+      codeChallengeMethod: challenge ? 'S256' : null,
+    };
+    await db
+      .insertInto('oauth_requests')
+      .values({
+        id: pending.id,
+        session_hash: session.idHash,
+        client_id: pending.clientId,
+        redirect_uri: pending.redirectUri,
+        scope: JSON.stringify(pending.scope),
+        state: pending.state,
+        code_challenge: pending.codeChallenge,
+        code_challenge_method: pending.codeChallengeMethod,
+        expires_at: new Date(nowMs() + REQUEST_LIFETIME_MS),
+      })
+      .execute();
+    if (!session.userId) return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app.name }));
+    return renderConsent(c, session, pending);
+  });
+
+  r.post('/oauth2/login', async (c) => {
+    const db = c.get('db');
+    const session = await getSession(c);
+    const { form } = await readForm(c);
+    if (!session || !csrfOk(c, session, form.csrf)) return page(c, errorPage('Session expired', 'Your sign-in form expired. Start again from the application.'), 403);
+    const pending = await loadPending(db, form.request, session);
+    if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+    const app = await findApp(db, pending.clientId);
+    const user = await verifyLogin(db, form.username ?? '', form.password ?? '');
+    if (!user) {
+      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: 'Wrong e-mail or password.', username: form.username }), 401);
+    }
+    await loginSession(c, session, user.id);
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(`/oauth2/consent?request=${encodeURIComponent(pending.id)}`, 303);
+  });
+
+  r.get('/oauth2/consent', async (c) => {
+    const session = await getSession(c);
+    if (!session?.userId) return page(c, errorPage('Not signed in', 'Start again from the application.'), 401);
+    const pending = await loadPending(c.get('db'), c.req.query('request'), session);
+    if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+    return renderConsent(c, session, pending);
+  });
+
+  r.post('/oauth2/consent', async (c) => {
+    const db = c.get('db');
+    const session = await getSession(c);
+    const { form } = await readForm(c);
+    if (!session?.userId || !csrfOk(c, session, form.csrf)) return page(c, errorPage('Session expired', 'Your consent form expired. Start again from the application.'), 403);
+    const pending = await loadPending(db, form.request, session);
+    if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+    if (form.decision !== 'allow' && form.decision !== 'deny') return page(c, errorPage('Invalid request', 'Choose Allow or Deny.'), 400);
+    // One decision per request.
+    const del = await db.deleteFrom('oauth_requests').where('id', '=', pending.id).executeTakeFirst();
+    if (Number(del.numDeletedRows) === 0) return page(c, errorPage('Already answered', 'This request was already answered.'), 400);
+    if (form.decision === 'deny') {
+      return redirectWith(c, pending.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: pending.state }, 303);
+    }
+    const code = await issueAuthorizationCode(db, {
+      clientId: pending.clientId,
+      userId: session.userId,
+      redirectUri: pending.redirectUri,
+      scope: pending.scope,
+      codeChallenge: pending.codeChallenge,
+      codeChallengeMethod: pending.codeChallengeMethod,
+    });
+    return redirectWith(c, pending.redirectUri, { code, state: pending.state }, 303);
+  });
+
+  r.post('/oauth2/access_token', async (c) => {
+    const { form, duplicate } = await readForm(c);
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+      return oauthError(c, 400, 'invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
+    }
+    if (duplicate) return oauthError(c, 400, 'invalid_request', `The parameter ${duplicate} was sent more than once.`);
+    const headers: Record<string, string> = {};
+    c.req.raw.headers.forEach((v, k) => (headers[k] = v));
+    headers['content-length'] = String(Buffer.byteLength(new URLSearchParams(form).toString()));
+    const request = new OAuth2Server.Request({ method: 'POST', headers, query: {}, body: form });
+    const response = new OAuth2Server.Response({ headers: {} });
+    try {
+      await libraryFor(c.get('db')).token(request, response);
+    } catch {
+      // The library has put the RFC 6749 §5.2 error into `response`.
+    }
+    const body = (response.body ?? {}) as Record<string, unknown>;
+    if (body.access_token) body.expires_in = ACCESS_TOKEN_LIFETIME;
+    for (const [k, v] of Object.entries(response.headers ?? {})) c.header(k, String(v));
+    c.header('Cache-Control', 'no-store');
+    c.header('Pragma', 'no-cache');
+    const status = (response.status ?? 500) as 200 | 400 | 401 | 500 | 503;
+    if (status >= 500) console.error('[oauth] token endpoint failure', body);
+    return c.json(body, status);
+  });
+
+  r.post('/oauth2/revoke', async (c) => {
+    const { form } = await readForm(c);
+    const creds = clientCredentials(c, form);
+    const app = creds?.id ? await authenticateApp(c.get('db'), creds.id, creds.secret) : null;
+    if (!app) {
+      return oauthError(c, 401, 'invalid_client', 'Client authentication failed.', creds?.basic ? { 'WWW-Authenticate': `Basic realm="${issuerOf(c)}"` } : {});
+    }
+    if (!form.token) return oauthError(c, 400, 'invalid_request', 'The token parameter is missing.');
+    await revokeIssuedToken(c.get('db'), app.id, form.token, form.token_type_hint);
+    c.header('Cache-Control', 'no-store');
+    return c.body(null, 200);
+  });
+
+  r.get('/oauth2/resource', async (c) => {
+    const auth = await authenticateBearer(c);
+    if (!auth.ok) return auth.response;
+    const db = c.get('db');
+    const user = await findUser(db, auth.token.userId);
+    const shop = user ? await findShopById(db, user.merchantId) : null;
+    if (!user || !shop) return c.json({ error: { code: 'not_found', message: 'The account no longer exists.' } }, 404);
+    const endpoints = merchantEndpoints(issuerOf(c), shop.id);
+    c.header('Cache-Control', 'no-store');
+    return c.json({
+      id: user.id,
+      username: user.username,
+      name: user.name,
+      merchant: { id: shop.id, name: shop.name, endpoints },
+      merchant_name: shop.name,
+      admin_endpoint: endpoints.admin,
+      api_endpoint: endpoints.api,
+    });
+  });
+
+  r.get('/admin/:merchantId', async (c) => {
+    const db = c.get('db');
+    const session = await getSession(c);
+    const user = session?.userId ? await findUser(db, session.userId) : null;
+    const merchantId = c.req.param('merchantId');
+    if (!user) return page(c, errorPage('Not signed in', 'Sign in through an application\'s authorization flow first.'), 401);
+    const shop = user.merchantId === merchantId ? await findShopById(db, merchantId) : null;
+    if (!shop) return page(c, errorPage('Not found', 'No such merchant for this account.'), 404);
+    return page(c, adminPage({ merchantName: shop.name, merchantId: shop.id, apiBase: merchantEndpoints(issuerOf(c), shop.id).api, signedInAs: user.username }));
+  });
+
+  return r;
+}

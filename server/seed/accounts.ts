@@ -1,0 +1,41 @@
+/**
+ * Development-only accounts: two users owning the demo shops and two apps. Idempotent; never called
+ * in production mode (server/server.ts checks `config.mode`).
+ */
+import type { DB } from '../db/index.ts';
+import { createUser, registerApp } from '../core/accounts.ts';
+
+export const DEMO_REDIRECT_URI = 'http://127.0.0.1:5555/callback';
+
+export const DEMO_ACCOUNTS = {
+  users: [
+    { id: 'usr_demo_owner', username: 'owner@demo.localhost', password: 'demo', name: 'Demo Owner', merchantId: 'shop_demo' },
+    { id: 'usr_other_owner', username: 'owner@other.localhost', password: 'other', name: 'Other Owner', merchantId: 'shop_other' },
+  ],
+  apps: [
+    { id: 'demo-app', secret: 'demo-secret', name: 'Demo App (confidential)', confidential: true, redirectUris: [DEMO_REDIRECT_URI] },
+    { id: 'demo-public', secret: undefined, name: 'Demo App (public, PKCE)', confidential: false, redirectUris: [DEMO_REDIRECT_URI] },
+  ],
+} as const;
+
+export async function seedAccounts(db: DB): Promise<void> {
+  for (const u of DEMO_ACCOUNTS.users) {
+    const shop = await db.selectFrom('shops').select('id').where('id', '=', u.merchantId).executeTakeFirst();
+    const exists = await db.selectFrom('users').select('id').where('id', '=', u.id).executeTakeFirst();
+    if (shop && !exists) await createUser(db, { ...u });
+  }
+  for (const a of DEMO_ACCOUNTS.apps) {
+    const exists = await db.selectFrom('oauth_clients').select('id').where('id', '=', a.id).executeTakeFirst();
+    if (!exists) await registerApp(db, { id: a.id, name: a.name, confidential: a.confidential, secret: a.secret, redirectUris: [...a.redirectUris] });
+  }
+}
+
+export function demoCredentialsText(port: number): string {
+  const base = `http://localhost:${port}`;
+  return [
+    `  account service      ${base}/oauth2/authorize  (metadata ${base}/.well-known/oauth-authorization-server)`,
+    `  demo users           owner@demo.localhost / demo (shop_demo), owner@other.localhost / other (shop_other)`,
+    `  demo apps            demo-app / demo-secret (confidential), demo-public (public, PKCE); redirect URI ${DEMO_REDIRECT_URI}`,
+    `  merchant API         ${base}/merchants/shop_demo/3.0/products`,
+  ].join('\n');
+}
