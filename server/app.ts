@@ -18,6 +18,7 @@ import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { agentSite, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
 export interface AppDeps {
@@ -54,6 +55,9 @@ export function createApp({ db, config }: AppDeps) {
     await next();
   });
 
+  // The demo agent's own origin (agent.localhost): static files only, before any shop route.
+  app.use('*', agentSite());
+
   const corsMw = cors({ origin: '*', allowHeaders: CORS_ALLOW_HEADERS, allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'], exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'], maxAge: 600 });
   app.use('/api/ucp/*', corsMw);
   app.use('/api/ucp', corsMw);
@@ -75,6 +79,9 @@ export function createApp({ db, config }: AppDeps) {
 
   // MCP transport (404 unless the shop has the protocol and settings.mcp_enabled); same body limit.
   app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES }));
+
+  // host.js delivery (/ucp/*), the cart page (/cart/:id) and storefront pages; /ucp and /cart only on protocol shops.
+  app.route('/', storefrontRoutes());
 
   // The version query is answered on every storefront domain (the seed's {graphql_url}).
   app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy }) }));

@@ -1,0 +1,137 @@
+/**
+ * Storefront HTML: the demo home (`/`), product pages (`/products/:handle`) and the cart page at
+ * `continue_url` (`/cart/:id`, loaded plainly or inside an agent's frame with `ep_*` params).
+ * Server-rendered by one escaping template; no inline scripts or styles, so every page ships a
+ * strict CSP. The cart page's `frame-ancestors` comes from the shop's `allowed_agent_origins`.
+ */
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import type { Shop } from '../core/types.ts';
+import { text } from '../core/localize.ts';
+import { hostBundle } from './hostjs.ts';
+import { protocolError } from '../http/errors.ts';
+
+const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (ch) => ESC[ch]);
+
+/** Tagged template: interpolations are escaped unless wrapped in `raw()`. Arrays are joined. */
+class Raw {
+  constructor(readonly html: string) {}
+}
+export const raw = (html: string) => new Raw(html);
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    const one = (x: unknown): string => (x instanceof Raw ? x.html : Array.isArray(x) ? x.map(one).join('') : x === false || x == null ? '' : esc(x));
+    out += one(v) + strings[i + 1];
+  });
+  return new Raw(out);
+}
+
+/** A CSP source is an origin, optionally with a `:*` port wildcard; anything else is dropped. */
+const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$/i;
+export function frameAncestors(origins: string[]): string[] {
+  return origins.map((o) => o.trim().replace(/\/$/, '')).filter((o) => ORIGIN_RE.test(o));
+}
+
+export function pageCsp(ancestors: string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    `frame-ancestors ${["'self'", ...ancestors].join(' ')}`,
+  ].join('; ');
+}
+
+function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean } = {}) {
+  const b = hostBundle();
+  // The immutable twin with SRI when built; otherwise the plain URL (which answers 503 until built).
+  const script = shop.protocolEnabled
+    ? b
+      ? html`<script src="/ucp/host.${b.hash}.js" integrity="${b.integrity}" crossorigin="anonymous" defer></script>`
+      : html`<script src="/ucp/host.js" defer></script>`
+    : '';
+  const lang = shop.settings.default_language;
+  const doc = html`<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${shop.name}</title>
+<link rel="stylesheet" href="/storefront.css">
+${script}
+<script src="/storefront.js" defer></script>
+</head>
+<body>
+${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
+<label>Currency <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option>${cur}</option>`)}</select></label>
+<label>Language <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
+<ucp-cart></ucp-cart></div>` : ''}</header>`}
+<main id="main">
+${body}
+</main>
+</body>
+</html>
+`;
+  c.header('Content-Security-Policy', pageCsp(opts.ancestors));
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+  c.header('Cache-Control', 'no-store');
+  return c.html(doc.html, opts.status ?? 200);
+}
+
+async function listProducts(c: Context<AppEnv>, shop: Shop, limit: number) {
+  return c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).orderBy('position').limit(limit).execute();
+}
+
+export function storefrontPages() {
+  const app = new Hono<AppEnv>();
+
+  // No shop for this Host (the platform's own address): fall through to the next handlers.
+  app.get('/', async (c, next) => {
+    const shop = c.get('shop');
+    if (!shop) return next();
+    const lang = shop.settings.default_language;
+    const rows = await listProducts(c, shop, 6);
+    const items = rows.map((r) => {
+      const title = text(r.doc.title, lang, lang);
+      return html`<li><a href="/products/${encodeURIComponent(r.handle)}">${title}</a>${shop.protocolEnabled ? html`<ucp-product product-id="${r.id}"></ucp-product>` : ''}</li>`;
+    });
+    return page(c, shop, 'Home', html`<h1>${shop.name}</h1><ul class="grid">${items}</ul>`);
+  });
+
+  app.get('/products/:handle', async (c, next) => {
+    const shop = c.get('shop');
+    if (!shop) return next();
+    const lang = shop.settings.default_language;
+    const row = await c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).where('handle', '=', c.req.param('handle')).executeTakeFirst();
+    if (!row) return page(c, shop, 'Not found', html`<h1>Product not found</h1><p><a href="/">Back to the shop</a></p>`, { status: 404 });
+    const title = text(row.doc.title, lang, lang);
+    const body = shop.protocolEnabled
+      ? html`<h1 class="sr-only">${title}</h1><ucp-product product-id="${row.id}"></ucp-product>`
+      : html`<h1>${title}</h1><p>${text(row.doc.description, lang, lang)}</p>`;
+    return page(c, shop, title, body);
+  });
+
+  // The cart page = the cart's continue_url. Any id answers 200; the widget reports an unknown cart.
+  app.get('/cart/:id', (c, next) => {
+    const shop = c.get('shop');
+    if (!shop) return next();
+    if (!shop.protocolEnabled) return protocolError(c, 404, 'not_found', 'This domain does not offer the Universal Commerce Protocol.');
+    const ancestors = frameAncestors(shop.settings.allowed_agent_origins);
+    const id = c.req.param('id');
+    return page(
+      c,
+      shop,
+      'Cart',
+      html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"></ucp-cart>`,
+      { ancestors, withHeader: !new URL(c.req.url).searchParams.has('ep_version') },
+    );
+  });
+
+  return app;
+}
