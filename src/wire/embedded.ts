@@ -97,7 +97,12 @@ export type EpErrorResponse = z.infer<typeof EpErrorResponse>;
 export const ErrorParams = z.union([z.looseObject({ error: EpErrorResponse }), EpErrorResponse]);
 export const errorOf = (p: z.infer<typeof ErrorParams>): EpErrorResponse => ('error' in p ? p.error : p);
 
-const isPort = (v: unknown): v is MessagePort => typeof MessagePort !== 'undefined' && v instanceof MessagePort;
+/**
+ * A transferred MessagePort. Duck-typed (realms differ: Node vs DOM in tests, and a port never
+ * arrives any other way: structured clone and JSON cannot carry functions).
+ */
+const isPort = (v: unknown): v is MessagePort =>
+  typeof v === 'object' && v !== null && ['postMessage', 'start', 'close'].every((k) => typeof (v as Record<string, unknown>)[k] === 'function');
 
 /** `ep.cart.ready` result: success (optionally with a port upgrade / credential) or error_response. */
 export const ReadyResult = z.union([
