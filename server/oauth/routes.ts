@@ -14,6 +14,7 @@ import { nowMs } from './clock.ts';
 import { randomToken } from './crypto.ts';
 import {
   ACCESS_TOKEN_LIFETIME,
+  GRANTS,
   REFRESH_TOKEN_LIFETIME,
   createModel,
   issueAuthorizationCode,
@@ -323,8 +324,22 @@ export function oauthRoutes() {
       return oauthError(c, 400, 'invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
     }
     if (duplicate) return oauthError(c, 400, 'invalid_request', `The parameter ${duplicate} was sent more than once.`);
+    if (form.grant_type && !GRANTS.includes(form.grant_type)) {
+      return oauthError(c, 400, 'unsupported_grant_type', 'Supported grants: authorization_code, refresh_token.');
+    }
+    // HTTP Basic credentials are form-encoded (RFC 6749 §2.3.1): decode them here and hand them to
+    // the library as body parameters (it does not decode); a failure is still answered 401 + challenge.
+    const creds = clientCredentials(c, form);
+    if (!creds) return oauthError(c, 401, 'invalid_client', 'Malformed HTTP Basic credentials.', { 'WWW-Authenticate': `Basic realm="${issuerOf(c)}"` });
+    if (creds.basic) {
+      if (form.client_secret !== undefined || (form.client_id !== undefined && form.client_id !== creds.id)) {
+        return oauthError(c, 400, 'invalid_request', 'Use one client authentication method, not several.');
+      }
+      form.client_id = creds.id ?? '';
+      form.client_secret = creds.secret ?? '';
+    }
     const headers: Record<string, string> = {};
-    c.req.raw.headers.forEach((v, k) => (headers[k] = v));
+    c.req.raw.headers.forEach((v, k) => (k === 'authorization' ? undefined : (headers[k] = v)));
     headers['content-length'] = String(Buffer.byteLength(new URLSearchParams(form).toString()));
     const request = new OAuth2Server.Request({ method: 'POST', headers, query: {}, body: form });
     const response = new OAuth2Server.Response({ headers: {} });
@@ -338,7 +353,11 @@ export function oauthRoutes() {
     for (const [k, v] of Object.entries(response.headers ?? {})) c.header(k, String(v));
     c.header('Cache-Control', 'no-store');
     c.header('Pragma', 'no-cache');
-    const status = (response.status ?? 500) as 200 | 400 | 401 | 500 | 503;
+    let status = (response.status ?? 500) as 200 | 400 | 401 | 500 | 503;
+    if (creds.basic && body.error === 'invalid_client') {
+      status = 401;
+      c.header('WWW-Authenticate', `Basic realm="${issuerOf(c)}"`);
+    }
     if (status >= 500) console.error('[oauth] token endpoint failure', body);
     return c.json(body, status);
   });
