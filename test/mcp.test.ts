@@ -1,0 +1,342 @@
+/**
+ * The MCP transport at /mcp: the official SDK Client over Streamable HTTP, plain JSON-RPC POSTs as
+ * @shopify/ucp-cli sends them, call metadata, errors, access, the per-shop switch and discovery.
+ */
+import './support/localhost-dns.mjs';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { expectUcpValid } from './support/ucp-schemas.ts';
+import { MAX_BODY_BYTES } from '../server/app.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+const PROFILE = 'https://platform.example/.well-known/ucp';
+const meta = (extra: Record<string, unknown> = {}) => ({ 'ucp-agent': { profile: PROFILE }, ...extra });
+const JSON_ONLY = { accept: 'application/json' };
+const TOOL_NAMES = ['cancel_cart', 'create_cart', 'get_cart', 'get_product', 'lookup_catalog', 'search_catalog', 'update_cart'];
+
+let nextId = 1;
+/** A plain JSON-RPC POST, exactly like ucp-cli: no initialize, no session, Accept: application/json. */
+async function rpc(method: string, params?: unknown, host = 'demo.localhost', headers: Record<string, string> = {}) {
+  const id = nextId++;
+  const r = await s.req(host, 'POST', '/mcp', { jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) }, { ...JSON_ONLY, ...headers });
+  if (r.body?.jsonrpc) expect(r.body.id).toBe(id);
+  return r;
+}
+const call = (name: string, args: unknown, headers: Record<string, string> = {}) => rpc('tools/call', { name, arguments: args }, 'demo.localhost', headers);
+
+async function sdkClient(host = 'demo.localhost') {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://${host}:${s.port}/mcp`)));
+  return client;
+}
+
+describe('official SDK Client over Streamable HTTP', () => {
+  it('initializes, lists the seven tools and calls search_catalog with the REST body as structuredContent', async () => {
+    const client = await sdkClient();
+    try {
+      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+      for (const t of tools) {
+        expect(t.description!.length).toBeGreaterThan(80);
+        expect(t.inputSchema.type).toBe('object');
+        expect(t.inputSchema.required).toContain('meta');
+      }
+      const search = tools.find((t) => t.name === 'search_catalog')!;
+      expect(Object.keys(search.inputSchema.properties!)).toEqual(['meta', 'catalog']);
+      expect(tools.find((t) => t.name === 'create_cart')!.description).toMatch(/customizations/);
+
+      const res = await client.callTool({ name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'flask' } } });
+      expect(res.isError).toBeFalsy();
+      const rest = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' });
+      expect(res.structuredContent).toEqual(rest.body);
+      expectUcpValid('shopping/catalog_search.json#/$defs/search_response', res.structuredContent);
+      const text = (res.content as Array<{ type: string; text: string }>)[0];
+      expect(text.type).toBe('text');
+      expect(JSON.parse(text.text)).toEqual(rest.body);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('gets business outcomes as results, protocol errors as errors', async () => {
+    const client = await sdkClient();
+    try {
+      const miss = await client.callTool({ name: 'get_product', arguments: { meta: meta(), catalog: { id: 'prod_nope' } } });
+      expect(miss.isError).toBeFalsy();
+      expectUcpValid('shopping/types/error_response.json', miss.structuredContent);
+      expect((miss.structuredContent as any).messages[0].code).toBe('not_found');
+      await expect(client.callTool({ name: 'search_catalog', arguments: { catalog: { query: 'flask' } } })).rejects.toThrow(/invalid_profile_url|-32001/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('plain JSON-RPC (ucp-cli style)', () => {
+  it('answers tools/list with meta in params.arguments and Accept: application/json only', async () => {
+    const r = await rpc('tools/list', { arguments: { meta: meta() } });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/application\/json/);
+    expect(r.body.result.tools.map((t: any) => t.name).sort()).toEqual(TOOL_NAMES);
+    expect(r.headers['mcp-session-id']).toBeUndefined();
+  });
+
+  it('tools/list works without meta too (SDK clients send none)', async () => {
+    const r = await rpc('tools/list');
+    expect(r.status).toBe(200);
+    expect(r.body.result.tools).toHaveLength(7);
+  });
+
+  it('lookup_catalog and get_product return exactly the REST bodies', async () => {
+    const lookup = await call('lookup_catalog', { meta: meta(), catalog: { ids: ['prod_engraved_flask', 'var_flask_black', 'nope'] } });
+    const restLookup = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/lookup', { ids: ['prod_engraved_flask', 'var_flask_black', 'nope'] });
+    expect(lookup.status).toBe(200);
+    expect(lookup.body.result.structuredContent).toEqual(restLookup.body);
+    expectUcpValid('shopping/catalog_lookup.json#/$defs/lookup_response', lookup.body.result.structuredContent);
+
+    const product = await call('get_product', { meta: meta(), catalog: { id: 'prod_engraved_flask', context: { language: 'fr', currency: 'EUR' } } });
+    const restProduct = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/product', { id: 'prod_engraved_flask', context: { language: 'fr', currency: 'EUR' } });
+    expect(product.body.result.structuredContent).toEqual(restProduct.body);
+    expect(product.body.result.structuredContent.product.title).toBe('Flasque en acier gravée');
+  });
+
+  it('uses Accept-Language like REST', async () => {
+    const r = await call('search_catalog', { meta: meta(), catalog: { query: 'flask' } }, { 'accept-language': 'fr' });
+    expect(r.body.result.structuredContent.products.find((p: any) => p.id === 'prod_engraved_flask').title).toBe('Flasque en acier gravée');
+  });
+
+  it('refuses invalid catalog input with -32602 naming every path', async () => {
+    const r = await call('search_catalog', { meta: meta(), catalog: { pagination: { limit: 0 } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(-32602);
+    const paths = r.body.error.data.messages.map((m: any) => m.path);
+    expect(paths).toEqual(expect.arrayContaining(['$.catalog.pagination.limit', '$.catalog.query']));
+    const missing = await call('lookup_catalog', { meta: meta() });
+    expect(missing.body.error.code).toBe(-32602);
+    expect(missing.body.error.data.messages[0].path).toBe('$.catalog');
+  });
+
+  it('a lookup batch over the limit is -32602 request_too_large', async () => {
+    const ids = Array.from({ length: 51 }, (_, i) => `id_${i}`);
+    const r = await call('lookup_catalog', { meta: meta(), catalog: { ids } });
+    expect(r.body.error.code).toBe(-32602);
+    expect(r.body.error.data.code).toMatch(/request_too_large|invalid/);
+  });
+});
+
+describe('call metadata', () => {
+  it.each([
+    ['missing meta', { catalog: { query: 'flask' } }],
+    ['meta without ucp-agent', { meta: {}, catalog: { query: 'flask' } }],
+    ['profile not a URL', { meta: { 'ucp-agent': { profile: 'not a url' } }, catalog: { query: 'flask' } }],
+    ['profile not https', { meta: { 'ucp-agent': { profile: 'http://platform.example/p.json' } }, catalog: { query: 'flask' } }],
+    ['profile not a string', { meta: { 'ucp-agent': { profile: 42 } }, catalog: { query: 'flask' } }],
+  ])('%s → -32001 invalid_profile_url, HTTP 400', async (_label, args) => {
+    const r = await call('search_catalog', args);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(-32001);
+    expect(r.body.error.data.code).toBe('invalid_profile_url');
+    expect(r.body.error.data.content).toEqual(expect.any(String));
+  });
+
+  it('refuses malformed meta on tools/list too', async () => {
+    const r = await rpc('tools/list', { arguments: { meta: { 'ucp-agent': { profile: 'ftp://x' } } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(-32001);
+  });
+});
+
+describe('legacy tool names', () => {
+  it.each([
+    ['search_products', 'search_catalog'],
+    ['add_cart_lines', 'update_cart'],
+    ['update_cart_lines', 'update_cart'],
+    ['remove_cart_lines', 'update_cart'],
+  ])('%s is not offered and names %s', async (legacy, replacement) => {
+    const list = await rpc('tools/list');
+    expect(list.body.result.tools.map((t: any) => t.name)).not.toContain(legacy);
+    const r = await call(legacy, { meta: meta() });
+    expect(r.body.error.code).toBe(-32602);
+    expect(r.body.error.message).toContain(replacement);
+    expect(r.body.error.data.replacement).toBe(replacement);
+  });
+
+  it('an unknown tool is -32602', async () => {
+    const r = await call('teleport', { meta: meta() });
+    expect(r.body.error.code).toBe(-32602);
+    expect(r.body.error.data.code).toBe('unknown_tool');
+  });
+});
+
+describe('carts over MCP', () => {
+  const line = { item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'JD' }, { id: 'gift_box', value: 'none' }] };
+
+  async function createCart(cart: unknown, key?: string) {
+    return call('create_cart', { meta: meta(key ? { 'idempotency-key': key } : {}), cart });
+  }
+
+  it('create / get / update / cancel, structuredContent shaped like REST', async () => {
+    const created = await createCart({ line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 2 }] });
+    expect(created.status).toBe(200);
+    const cart = created.body.result.structuredContent;
+    expectUcpValid('shopping/cart.json', cart);
+    expect(cart.id).toEqual(expect.any(String));
+    expect(cart.line_items[0].quantity).toBe(2);
+
+    const got = await call('get_cart', { meta: meta(), id: cart.id });
+    const rest = await s.req('demo.localhost', 'GET', `/api/ucp/carts/${cart.id}`);
+    expect(got.body.result.structuredContent).toEqual(rest.body);
+
+    const updated = await call('update_cart', { meta: meta(), id: cart.id, cart: { line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 3 }] } });
+    expect(updated.body.result.structuredContent.line_items[0].quantity).toBe(3);
+
+    const noKey = await call('cancel_cart', { meta: meta(), id: cart.id });
+    expect(noKey.status).toBe(400);
+    expect(noKey.body.error.code).toBe(-32602);
+    expect(noKey.body.error.data.code).toBe('idempotency_key_required');
+
+    const key = randomUUID();
+    const canceled = await call('cancel_cart', { meta: meta({ 'idempotency-key': key }), id: cart.id });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.result.structuredContent.line_items[0].quantity).toBe(3);
+    const replay = await call('cancel_cart', { meta: meta({ 'idempotency-key': key }), id: cart.id });
+    expect(replay.body.result.structuredContent).toEqual(canceled.body.result.structuredContent);
+
+    // After cancel both transports agree (UCP: later calls SHOULD be not_found; that is the cart core's rule).
+    const gone = await call('get_cart', { meta: meta(), id: cart.id });
+    const restGone = await s.req('demo.localhost', 'GET', `/api/ucp/carts/${cart.id}`);
+    expect(gone.body.result.structuredContent).toEqual(restGone.body);
+  });
+
+  it('customization errors arrive as a result with messages, as in REST', async () => {
+    const r = await createCart({ line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1 }] });
+    expect(r.status).toBe(200);
+    const body = r.body.result.structuredContent;
+    const rest = await s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1 }] });
+    expect(body.messages.map((m: any) => m.path)).toEqual(rest.body.messages.map((m: any) => m.path));
+    expect(body.messages.some((m: any) => m.type === 'error' && String(m.path).startsWith('$.line_items[0]'))).toBe(true);
+  });
+
+  it('honours idempotency keys: replay, conflict (-32000, HTTP 409), shared with REST', async () => {
+    const key = randomUUID();
+    const cart = { line_items: [line] };
+    const first = await createCart(cart, key);
+    const again = await createCart(cart, key);
+    expect(again.body.result.structuredContent).toEqual(first.body.result.structuredContent);
+
+    const conflict = await createCart({ line_items: [{ ...line, quantity: 2 }] }, key);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.code).toBe(-32000);
+    expect(conflict.body.error.data.code).toBe('idempotency_conflict');
+
+    const rest = await s.req('demo.localhost', 'POST', '/api/ucp/carts', cart, { 'idempotency-key': key });
+    expect(rest.body.id).toBe(first.body.result.structuredContent.id);
+  });
+
+  it('invalid cart shape → -32602 with paths under $.cart; id mismatch too', async () => {
+    const r = await createCart({ line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 0 }] });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(-32602);
+    expect(r.body.error.data.messages[0].path).toBe('$.cart.line_items[0].quantity');
+    const mismatch = await call('update_cart', { meta: meta(), id: 'cart_a', cart: { id: 'cart_b', line_items: [] } });
+    expect(mismatch.body.error.code).toBe(-32602);
+    expect(mismatch.body.error.data.messages[0].path).toBe('$.cart.id');
+  });
+});
+
+describe('errors, access and the per-shop switch', () => {
+  it('malformed JSON → -32700; bad envelopes and empty batches → -32600; never a crash', async () => {
+    const bad = await s.req('demo.localhost', 'POST', '/mcp', '{"jsonrpc": "2.0", ', JSON_ONLY);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    for (const body of [[], { jsonrpc: '1.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: {}, method: 'x' }, 'null', '42', { jsonrpc: '2.0', id: 9 }]) {
+      const r = await s.req('demo.localhost', 'POST', '/mcp', typeof body === 'string' ? body : JSON.stringify(body), JSON_ONLY);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe(-32600);
+    }
+    const unknown = await rpc('no/such/method');
+    expect(unknown.body.error.code).toBe(-32601);
+  });
+
+  it('oversized bodies → 413 with a JSON-RPC error', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(MAX_BODY_BYTES) } });
+    const r = await s.req('demo.localhost', 'POST', '/mcp', big, JSON_ONLY);
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe(-32600);
+    expect(r.body.error.data.code).toBe('request_too_large');
+  });
+
+  it('GET and DELETE are 405 (no SSE stream, no sessions)', async () => {
+    for (const m of ['GET', 'DELETE']) {
+      const r = await s.req('demo.localhost', m, '/mcp', undefined, { accept: 'text/event-stream' });
+      expect(r.status).toBe(405);
+    }
+  });
+
+  it('answers a batch', async () => {
+    const r = await s.req('demo.localhost', 'POST', '/mcp', [
+      { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'tee' } } } },
+    ], JSON_ONLY);
+    expect(r.status).toBe(200);
+    expect(r.body.map((m: any) => m.id).sort()).toEqual(['a', 'b']);
+  });
+
+  it('anonymous tier works; an unknown API key is refused with -32000 and HTTP 401', async () => {
+    for (const h of [{ 'x-api-key': 'nope' }, { authorization: 'Bearer nope' }]) {
+      const r = await call('search_catalog', { meta: meta(), catalog: { query: 'flask' } }, h);
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe(-32000);
+      expect(r.headers['www-authenticate']).toMatch(/^Bearer realm=/);
+    }
+  });
+
+  it('MCP off for other.localhost: /mcp is 404 and discovery has no mcp binding', async () => {
+    const r = await rpc('tools/list', undefined, 'other.localhost');
+    expect(r.status).toBe(404);
+    const d = await s.req('other.localhost', 'GET', '/.well-known/ucp');
+    expect(d.body.ucp.services['dev.ucp.shopping'].map((b: any) => b.transport)).not.toContain('mcp');
+  });
+
+  it('discovery on demo.localhost carries the mcp binding with endpoint and OpenRPC schema URL', async () => {
+    const d = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    expectUcpValid('https://ucp.dev/discovery/profile_schema.json#/$defs/business_profile', d.body);
+    const mcp = d.body.ucp.services['dev.ucp.shopping'].find((b: any) => b.transport === 'mcp');
+    expect(mcp).toEqual({
+      version: '2026-04-08',
+      transport: 'mcp',
+      endpoint: `http://demo.localhost:${s.port}/mcp`,
+      spec: 'https://ucp.dev/2026-04-08/specification/overview',
+      schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json',
+    });
+    // The advertised endpoint is the one that answers.
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.endpoint)));
+    expect((await client.listTools()).tools).toHaveLength(7);
+    await client.close();
+  });
+
+  it('the tool list matches the OpenRPC method names for carts and catalog', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const { SHARED_UCP } = await import('./support/ucp-schemas.ts');
+    const file = `${SHARED_UCP}/services/shopping/mcp.openrpc.json`;
+    if (!existsSync(file)) return;
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const offered = doc.methods.map((m: any) => m.name).filter((n: string) => /cart|catalog|product/.test(n)).sort();
+    expect(offered).toEqual(TOOL_NAMES);
+    const list = await rpc('tools/list');
+    for (const m of doc.methods.filter((x: any) => TOOL_NAMES.includes(x.name))) {
+      const tool = list.body.result.tools.find((t: any) => t.name === m.name);
+      expect(Object.keys(tool.inputSchema.properties).sort()).toEqual(m.params.map((p: any) => p.name).sort());
+    }
+  });
+});
