@@ -68,7 +68,19 @@ function rejected(ctx: OperationContext, e: CartRejected): OperationResult {
   };
 }
 
-async function guarded(ctx: OperationContext, operation: string, cartId: string | null, input: unknown, run: (db: Exec) => Promise<OperationResult>): Promise<OperationResult> {
+/**
+ * Runs an operation: inside the idempotency transaction when a key is given, else in a plain
+ * transaction (or, for `atomic` operations whose only write is one statement, without one: fewer
+ * round trips on the single-connection embedded database).
+ */
+async function guarded(
+  ctx: OperationContext,
+  operation: string,
+  cartId: string | null,
+  input: unknown,
+  run: (db: Exec) => Promise<OperationResult>,
+  atomic = false,
+): Promise<OperationResult> {
   const exec = async (db: Exec): Promise<OperationResult> => {
     try {
       return await run(db);
@@ -77,7 +89,7 @@ async function guarded(ctx: OperationContext, operation: string, cartId: string 
       throw e;
     }
   };
-  if (!ctx.idempotencyKey) return ctx.db.transaction().execute((tx) => exec(tx as unknown as Exec));
+  if (!ctx.idempotencyKey) return atomic ? exec(ctx.db) : ctx.db.transaction().execute((tx) => exec(tx as unknown as Exec));
   try {
     const r = await runIdempotent(
       ctx.db,
@@ -105,7 +117,7 @@ export async function createCartOp(ctx: OperationContext, input: unknown): Promi
   return guarded(ctx, 'create_cart', null, input, async (db) => {
     const { record, messages } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
     return { status: 201, body: cartBody(ctx, record, messages) };
-  });
+  }, true); // reads, then a single INSERT
 }
 
 export async function getCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
