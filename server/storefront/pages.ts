@@ -47,7 +47,7 @@ export function pageCsp(ancestors: string[] = []): string {
   ].join('; ');
 }
 
-function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean } = {}) {
+function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean; cartButton?: boolean } = {}) {
   const b = hostBundle();
   // The immutable twin with SRI when built; otherwise the plain URL (which answers 503 until built).
   const script = shop.protocolEnabled
@@ -70,7 +70,7 @@ ${script}
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
 <label>Currency <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option>${cur}</option>`)}</select></label>
 <label>Language <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
-<ucp-cart></ucp-cart></div>` : ''}</header>`}
+${opts.cartButton === false ? '' : raw('<ucp-cart></ucp-cart>')}</div>` : ''}</header>`}
 <main id="main">
 ${body}
 </main>
@@ -129,7 +129,7 @@ export function storefrontPages() {
       shop,
       'Cart',
       html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"></ucp-cart>`,
-      { ancestors, withHeader: !new URL(c.req.url).searchParams.has('ep_version') },
+      { ancestors, withHeader: !new URL(c.req.url).searchParams.has('ep_version'), cartButton: false },
     );
   });
 

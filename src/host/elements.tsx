@@ -105,7 +105,7 @@ export class UcpCart extends UcpElement {
   protected mount() {
     const page = this.getAttribute('mode') === 'page';
     const id = this.getAttribute('cart-id');
-    if (page && id) this.store.fixedId = id;
+    if (page && id) this.store.pin(id);
     const draw = (onCheckout?: (cart: Cart) => void) =>
       render(<CartView store={this.store} uid={this.uid} page={page} onCheckout={onCheckout} />, this.root);
     // Re-emit cart changes as DOM events for the page (analytics, agents).

@@ -37,7 +37,7 @@ export class Store {
   readonly error = signal<Message[]>([]);
   /** Text for the aria-live region. */
   readonly announcement = signal('');
-  /** Set by page mode (`cart-id` attribute); disables storage. */
+  /** Set by page mode (`cart-id` attribute, see `pin`); disables storage. */
   fixedId: string | null = null;
   observer: CartObserver | null = null;
   private loaded: Promise<void> | null = null;
@@ -65,6 +65,13 @@ export class Store {
     if (!s) return;
     if (cart) s.setItem(KEY + this.origin, cart.id);
     else s.removeItem(KEY + this.origin);
+  }
+
+  /** Page mode: the cart named by the URL, never storage. */
+  pin(id: string) {
+    if (this.fixedId === id) return;
+    this.fixedId = id;
+    this.loaded = null;
   }
 
   /** Loads the remembered cart once (later calls share the first load). */

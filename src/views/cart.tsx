@@ -59,7 +59,7 @@ function CartBody({ store, uid, onCheckout }: CartProps) {
           {m.content}
         </p>
       ))}
-      {!cart || !cart.line_items.length ? <p class="m">{t(lang, 'empty')}</p> : null}
+      {!cart || !cart.line_items.length ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
       {cart && cart.line_items.length ? (
         <ul part="lines">
           {cart.line_items.map((l) => {

@@ -1,0 +1,37 @@
+/**
+ * Browser tests against the real server (scripts/e2e-server.sh, port 8391, fresh database) with
+ * Debian's Chromium. Storefront pages are on demo.localhost, the demo agent on agent.localhost:
+ * Chromium resolves *.localhost to loopback itself.
+ */
+import { defineConfig } from '@playwright/test';
+
+export const PORT = 8391;
+
+export default defineConfig({
+  testDir: 'e2e',
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  reporter: 'list',
+  use: {
+    baseURL: `http://demo.localhost:${PORT}`,
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    },
+    trace: 'off',
+  },
+  webServer: {
+    command: 'bash scripts/e2e-server.sh',
+    port: PORT,
+    env: { PORT: String(PORT), DATA_DIR: '.tmp/e2e-db' },
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});
