@@ -1,7 +1,7 @@
 /** Message validation against the embedded OpenRPC shapes (src/wire/embedded.ts). */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { AuthResult, CartParams, EpErrorResponse, ErrorParams, ReadyParams, ReadyResult, RpcEnvelope, epError, errorOf } from '../src/wire/embedded.ts';
+import { AuthSuccess, CartParams, EpErrorResponse, ErrorParams, ReadyParams, ReadySuccess, RpcEnvelope, epError, errorParams, parseResult } from '../src/wire/embedded.ts';
 
 const ok = (s: z.ZodMiniType, v: unknown) => z.safeParse(s, v).success;
 const cart = {
@@ -21,7 +21,7 @@ describe('EP wire shapes', () => {
     expect(ok(RpcEnvelope, { jsonrpc: '2.0', id: 1, result: {} })).toBe(true);
     expect(ok(RpcEnvelope, { jsonrpc: '2.0', id: 1, method: 'x', params: [1] })).toBe(false);
     expect(ok(RpcEnvelope, { jsonrpc: '2', method: 'x' })).toBe(false);
-    expect(ok(RpcEnvelope, { jsonrpc: '2.0', id: { evil: 1 }, method: 'x' })).toBe(false);
+    expect(ok(RpcEnvelope, { jsonrpc: '2.0', method: 'x', params: 'str' })).toBe(false);
   });
 
   it('ep.cart.ready params: delegate required, pattern, unique; auth.type optional', () => {
@@ -59,28 +59,30 @@ describe('EP wire shapes', () => {
   it('ep.cart.error params: the OpenRPC {error} shape and the prose shape both normalise', () => {
     const e = epError('timeout_error', 'Timed out', undefined, 'recoverable');
     for (const p of [{ error: e }, e]) {
-      const r = z.safeParse(ErrorParams, p);
-      expect(r.success).toBe(true);
-      expect(errorOf(r.data!)).toEqual(e);
+      expect(ok(ErrorParams, p)).toBe(true);
+      expect(errorParams(p)).toEqual(e);
     }
     expect(ok(ErrorParams, { error: { messages: [] } })).toBe(false);
+    expect(ok(ErrorParams, { error: { ...e, extra: 1 } })).toBe(false);
   });
 
   it('ready result: success, success with a real MessagePort, or error_response', () => {
     const success = { version: '2026-04-08', status: 'success' };
-    expect(ok(ReadyResult, { ucp: success })).toBe(true);
-    expect(ok(ReadyResult, { ucp: success, credential: 'tok' })).toBe(true);
+    expect(parseResult(ReadySuccess, { ucp: success })).toMatchObject({ ok: true });
+    expect(parseResult(ReadySuccess, { ucp: success, credential: 'tok' })).toMatchObject({ ok: true, data: { credential: 'tok' } });
     const mc = new MessageChannel();
-    expect(ok(ReadyResult, { ucp: success, upgrade: { port: mc.port2 } })).toBe(true);
-    expect(ok(ReadyResult, { ucp: success, upgrade: { port: { postMessage() {} } } })).toBe(false);
+    expect(parseResult(ReadySuccess, { ucp: success, upgrade: { port: mc.port2 } })).toMatchObject({ ok: true });
+    expect(parseResult(ReadySuccess, { ucp: success, upgrade: { port: { postMessage() {} } } })).toEqual({ ok: false });
     mc.port1.close();
-    expect(ok(ReadyResult, epError('invalid_state_error', 'x'))).toBe(true);
-    expect(ok(ReadyResult, {})).toBe(false);
-    expect(ok(ReadyResult, { ucp: success, credential: 42 })).toBe(false);
+    const err = epError('invalid_state_error', 'x');
+    expect(parseResult(ReadySuccess, err)).toEqual({ ok: false, error: err });
+    expect(parseResult(ReadySuccess, { ucp: { version: '2026-04-08', status: 'error' }, messages: [] })).toEqual({ ok: false, error: undefined });
+    expect(parseResult(ReadySuccess, {})).toEqual({ ok: false });
+    expect(parseResult(ReadySuccess, { ucp: success, credential: 42 })).toEqual({ ok: false });
   });
 
   it('auth result requires a credential', () => {
-    expect(ok(AuthResult, { ucp: { version: '2026-04-08', status: 'success' }, credential: 't' })).toBe(true);
-    expect(ok(AuthResult, { ucp: { version: '2026-04-08', status: 'success' } })).toBe(false);
+    expect(ok(AuthSuccess, { ucp: { version: '2026-04-08', status: 'success' }, credential: 't' })).toBe(true);
+    expect(ok(AuthSuccess, { ucp: { version: '2026-04-08', status: 'success' } })).toBe(false);
   });
 });

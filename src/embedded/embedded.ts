@@ -8,9 +8,8 @@
  * first `ready` to "*": the page stays a plain page. The origin must also be in the shop's allowlist
  * (the same list as its CSP `frame-ancestors`), and is then the only target and accepted source.
  */
-import * as z from 'zod/mini';
 import type { ErrorResponse } from '../wire/common.ts';
-import { EP, EP_VERSION, ReadyResult, AuthResult, epError, isErrorResponse } from '../wire/embedded.ts';
+import { EP, EP_VERSION, ReadySuccess, AuthSuccess, epError, parseResult } from '../wire/embedded.ts';
 import { createPeer, type Peer, type Send } from './rpc.ts';
 import { originAllowed, originOf, stripEp } from './origins.ts';
 
@@ -163,8 +162,8 @@ export async function startEmbedded(params: EmbeddedParams, opts: StartOptions, 
   const authType = params.auth ? undefined : opts.authType;
   // No cart delegations exist at this version: we accept none of what the host asked for.
   const ready = async () => {
-    const r = z.safeParse(ReadyResult, await peer.request(EP.ready, { delegate: [], ...(authType ? { auth: { type: authType } } : {}) }, opts.timeout));
-    if (!r.success || isErrorResponse(r.data)) throw new Error('handshake refused');
+    const r = parseResult(ReadySuccess, await peer.request(EP.ready, { delegate: [], ...(authType ? { auth: { type: authType } } : {}) }, opts.timeout));
+    if (!r.ok) throw new Error('handshake refused');
     return r.data;
   };
 
@@ -211,8 +210,8 @@ export async function startEmbedded(params: EmbeddedParams, opts: StartOptions, 
     async refreshCredential(type) {
       if (dead) return undefined;
       try {
-        const r = z.safeParse(AuthResult, await peer.request(EP.auth, { type }, opts.timeout));
-        if (r.success && !isErrorResponse(r.data)) return (session.credential = r.data.credential);
+        const r = parseResult(AuthSuccess, await peer.request(EP.auth, { type }, opts.timeout));
+        if (r.ok) return (session.credential = r.data.credential);
       } catch {
         /* no answer */
       }

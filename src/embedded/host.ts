@@ -5,7 +5,7 @@
  * a DOM CustomEvent on the mount element. Falls back to a popup / plain link when the frame never says
  * `ready`. See docs/embedded.md.
  */
-import { CartParams, EP, EP_VERSION, ErrorParams, ReadyParams, AuthParams, epError, epSuccess, errorOf, type EpCart, type EpErrorResponse } from '../wire/embedded.ts';
+import { CartParams, EP, EP_VERSION, ErrorParams, ReadyParams, AuthParams, epError, epSuccess, errorParams, type EpCart, type EpErrorResponse } from '../wire/embedded.ts';
 import { createPeer, type Methods, type Peer } from './rpc.ts';
 import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
 import type { ColorScheme } from './embedded.ts';
@@ -236,7 +236,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
       [EP.error]: {
         params: ErrorParams,
         // Accepted at any stage (e.g. version_unsupported before `ready`): tear down, hand off.
-        run: (p) => fail(errorOf(p)),
+        run: (p) => fail(errorParams(p)!),
       },
     };
     peer = createPeer((m, transfer = []) => {

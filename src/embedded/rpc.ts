@@ -70,7 +70,8 @@ export function createPeer(send: Send, requests: Methods = {}, notifications: Me
         return;
       }
       const m = env.data;
-      const id = m.id;
+      const id = m.id as string | number | null | undefined;
+      if (id != null && typeof id !== 'string' && typeof id !== 'number') return;
       if (m.method === undefined) {
         // A response.
         const p = id === undefined || id === null ? undefined : pending.get(id);

@@ -8,7 +8,7 @@
  * host acts on: `continue_url`, `messages`); everything else passes through untouched (loose objects).
  */
 import * as z from 'zod/mini';
-import { Message, UCP_VERSION } from './common.ts';
+import { UCP_VERSION } from './common.ts';
 
 export const EP_VERSION = UCP_VERSION;
 
@@ -28,28 +28,30 @@ export const EP = {
 } as const;
 
 const Str = z.string().check(z.maxLength(4096));
-const Id = z.union([z.string().check(z.maxLength(128)), z.int()]);
+const Obj = z.looseObject({});
 
 /**
  * Anything claiming to be JSON-RPC 2.0. Requests/notifications have `method`; responses have `id` and
- * `result` or `error`. Finer checks happen per kind in the peer.
+ * `result` or `error`. `id` is checked (string | number) by the peer; `params` must be by-name.
  */
 export const RpcEnvelope = z.looseObject({
   jsonrpc: z.literal('2.0'),
-  id: z.optional(z.nullable(Id)),
+  id: z.optional(z.unknown()),
   method: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
-  params: z.optional(z.record(z.string(), z.unknown())),
+  params: z.optional(Obj),
   result: z.optional(z.unknown()),
-  error: z.optional(z.looseObject({ code: z.int(), message: z.string() })),
+  error: z.optional(z.looseObject({ code: z.number(), message: z.string() })),
 });
 export type RpcEnvelope = z.infer<typeof RpcEnvelope>;
 
+const DELEGATION = /^[a-z_]+(?:\.[a-z_]+)*$/;
+
 /** `delegate`: unique dotted lower-case names (the OpenRPC pattern + uniqueItems). */
 export const Delegate = z
-  .array(z.string().check(z.regex(/^[a-z_]+(?:\.[a-z_]+)*$/), z.maxLength(128)))
+  .array(z.string())
   .check(
     z.maxLength(32),
-    z.refine((a) => new Set(a).size === a.length, 'delegate items must be unique'),
+    z.refine((a) => new Set(a).size === a.length && a.every((d) => d.length < 128 && DELEGATION.test(d)), 'delegate: unique names matching ^[a-z_]+(\\.[a-z_]+)*$'),
   );
 
 export const AuthRequest = z.looseObject({ type: z.optional(Str) });
@@ -61,18 +63,27 @@ export type ReadyParams = z.infer<typeof ReadyParams>;
 /** `ep.cart.auth` params. */
 export const AuthParams = AuthRequest;
 
-const Total = z.looseObject({ type: Str, amount: z.number() });
+const MESSAGE_TYPES = ['error', 'warning', 'info'];
+
+/** message.json, as far as a host acts on it (`type`, `content`, `code`, `path`, `severity`). */
+export const EpMessage = z.looseObject({
+  type: z.string().check(z.refine((t) => MESSAGE_TYPES.includes(t), 'type: error | warning | info')),
+  content: Str,
+  code: z.optional(Str),
+  path: z.optional(Str),
+  severity: z.optional(Str),
+});
+
+const Messages = z.array(EpMessage).check(z.maxLength(500));
 
 /** A full UCP cart (cart.json): required fields checked, the rest passed through. */
 export const EpCart = z.looseObject({
   ucp: z.looseObject({ version: Str }),
   id: z.string().check(z.minLength(1), z.maxLength(256)),
-  line_items: z
-    .array(z.looseObject({ id: Str, item: z.looseObject({ id: Str }), quantity: z.int() }))
-    .check(z.maxLength(500)),
+  line_items: z.array(z.looseObject({ id: Str, item: z.looseObject({ id: Str }), quantity: z.number() })).check(z.maxLength(500)),
   currency: Str,
-  totals: z.array(Total).check(z.maxLength(100)),
-  messages: z.optional(z.array(Message).check(z.maxLength(500))),
+  totals: z.array(z.looseObject({ type: Str, amount: z.number() })).check(z.maxLength(100)),
+  messages: z.optional(Messages),
   continue_url: z.optional(Str),
 });
 export type EpCart = z.infer<typeof EpCart>;
@@ -80,22 +91,31 @@ export type EpCart = z.infer<typeof EpCart>;
 /** `ep.cart.start` / `*.change` / `complete` params. */
 export const CartParams = z.looseObject({ cart: EpCart });
 
-const UcpSuccess = z.looseObject({ version: Str, status: z.optional(z.literal('success')) });
+const ERROR_KEYS = ['ucp', 'messages', 'continue_url'];
 
 /** types/error_response.json (no other properties allowed, at least one message). */
-export const EpErrorResponse = z.strictObject({
-  ucp: z.looseObject({ version: Str, status: z.literal('error') }),
-  messages: z.array(Message).check(z.minLength(1), z.maxLength(50)),
-  continue_url: z.optional(Str),
-});
+export const EpErrorResponse = z
+  .looseObject({
+    ucp: z.looseObject({ version: Str, status: z.literal('error') }),
+    messages: Messages.check(z.minLength(1)),
+    continue_url: z.optional(Str),
+  })
+  .check(z.refine((o) => Object.keys(o).every((k) => ERROR_KEYS.includes(k)), 'error_response: no other properties'));
 export type EpErrorResponse = z.infer<typeof EpErrorResponse>;
+
+export const isErrorResponse = (r: unknown): r is EpErrorResponse =>
+  typeof r === 'object' && r !== null && (r as { ucp?: { status?: string } }).ucp?.status === 'error';
 
 /**
  * `ep.cart.error` params: the OpenRPC's `{error: error_response}` (what we send) or the prose's bare
- * `error_response` (accepted, EMBEDDED.md §10). Normalised to the error_response.
+ * `error_response` (accepted, EMBEDDED.md §10). `errorParams` normalises to the error_response.
  */
-export const ErrorParams = z.union([z.looseObject({ error: EpErrorResponse }), EpErrorResponse]);
-export const errorOf = (p: z.infer<typeof ErrorParams>): EpErrorResponse => ('error' in p ? p.error : p);
+export const ErrorParams = z.looseObject({}).check(z.refine((p) => errorParams(p) !== null, 'error_response expected'));
+export function errorParams(p: unknown): EpErrorResponse | null {
+  const e = typeof p === 'object' && p !== null && 'error' in p ? (p as { error: unknown }).error : p;
+  const r = z.safeParse(EpErrorResponse, e);
+  return r.success ? r.data : null;
+}
 
 /**
  * A transferred MessagePort. Duck-typed (realms differ: Node vs DOM in tests, and a port never
@@ -104,22 +124,31 @@ export const errorOf = (p: z.infer<typeof ErrorParams>): EpErrorResponse => ('er
 const isPort = (v: unknown): v is MessagePort =>
   typeof v === 'object' && v !== null && ['postMessage', 'start', 'close'].every((k) => typeof (v as Record<string, unknown>)[k] === 'function');
 
-/** `ep.cart.ready` result: success (optionally with a port upgrade / credential) or error_response. */
-export const ReadyResult = z.union([
-  EpErrorResponse,
-  z.looseObject({
-    ucp: UcpSuccess,
-    upgrade: z.optional(z.looseObject({ port: z.optional(z.custom<MessagePort>(isPort)) })),
-    credential: z.optional(Str),
-  }),
-]);
-export type ReadyResult = z.infer<typeof ReadyResult>;
+const UcpSuccess = z.looseObject({ version: Str, status: z.optional(z.literal('success')) });
 
-/** `ep.cart.auth` result. */
-export const AuthResult = z.union([EpErrorResponse, z.looseObject({ ucp: UcpSuccess, credential: Str })]);
+/** `ep.cart.ready` success result (optionally with a port upgrade / credential). */
+export const ReadySuccess = z.looseObject({
+  ucp: UcpSuccess,
+  upgrade: z.optional(z.looseObject({ port: z.optional(z.custom<MessagePort>(isPort)) })),
+  credential: z.optional(Str),
+});
+export type ReadySuccess = z.infer<typeof ReadySuccess>;
 
-export const isErrorResponse = (r: unknown): r is EpErrorResponse =>
-  typeof r === 'object' && r !== null && (r as { ucp?: { status?: string } }).ucp?.status === 'error';
+/** `ep.cart.auth` success result. */
+export const AuthSuccess = z.looseObject({ ucp: UcpSuccess, credential: Str });
+
+/**
+ * A request's result: success (validated against `success`), a valid error_response, or invalid.
+ * (The OpenRPC `oneOf`, discriminated by `ucp.status`.)
+ */
+export function parseResult<T>(success: z.ZodMiniType<T>, r: unknown): { ok: true; data: T } | { ok: false; error?: EpErrorResponse } {
+  if (isErrorResponse(r)) {
+    const e = z.safeParse(EpErrorResponse, r);
+    return { ok: false, error: e.success ? e.data : undefined };
+  }
+  const s = z.safeParse(success, r);
+  return s.success ? { ok: true, data: s.data } : { ok: false };
+}
 
 /** Build an EP error_response (`security_error`, `invalid_state_error`, …). */
 export function epError(code: string, content: string, continueUrl?: string, severity: 'recoverable' | 'unrecoverable' = 'unrecoverable'): EpErrorResponse {

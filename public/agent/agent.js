@@ -1,0 +1,75 @@
+/*
+ * Demo agent (host role). Loads host.js from the demo shop's origin (this page's host name with its
+ * first label replaced by `demo`, same scheme and port), creates a cart through the shop's UCP REST
+ * API (CORS, done by UCP.openCart) and opens it with UCP.openCart; logs every `ucp:cart:*` event.
+ * Tests read the on-screen log: each entry is <li data-type="ucp:cart:…"> with the event detail as JSON.
+ */
+const here = new URL(location.href);
+const shop = new URL(here.origin);
+shop.hostname = ['demo', ...here.hostname.split('.').slice(1)].join('.');
+const SHOP = shop.origin;
+const $ = (id) => document.getElementById(id);
+$('shop').textContent = SHOP;
+
+const EVENTS = ['ready', 'start', 'change', 'complete', 'error', 'fallback', 'close'].map((e) => `ucp:cart:${e}`);
+
+function log(type, detail) {
+  const li = document.createElement('li');
+  li.dataset.type = type;
+  const head = document.createElement('strong');
+  head.textContent = `${new Date().toISOString().slice(11, 23)} ${type}`;
+  li.append(head);
+  const cart = detail && detail.cart;
+  if (cart) {
+    const total = (cart.totals || []).find((t) => t.type === 'total');
+    li.append(` cart ${cart.id}: ${cart.line_items.length} line(s), total ${total ? total.amount : '?'} ${cart.currency}${detail.kind ? ` (${detail.kind})` : ''}`);
+    if (cart.messages && cart.messages.length) li.append(` · messages: ${cart.messages.map((m) => `${m.code || m.type}${m.path ? ` @ ${m.path}` : ''}`).join(', ')}`);
+  }
+  if (detail !== undefined) {
+    const pre = document.createElement('pre');
+    pre.textContent = JSON.stringify(detail, null, 2);
+    li.append(pre);
+  }
+  $('log').append(li);
+}
+
+for (const type of EVENTS) {
+  document.addEventListener(type, (e) => {
+    log(type, e.detail);
+    if (type === 'ucp:cart:complete' && $('stay').checked) e.preventDefault();
+  });
+}
+
+let handle = null;
+function open(opts) {
+  if (handle) handle.close();
+  const scheme = $('scheme').value;
+  log('agent:open', opts);
+  handle = window.UCP.openCart({ shopOrigin: SHOP, ...(scheme ? { colorScheme: scheme } : {}), ...opts });
+}
+
+$('create').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const quantity = Math.max(1, Math.min(999, Number($('qty').value) || 1));
+  open({ lineItems: [{ item: { id: $('variant').value }, quantity }] });
+});
+$('existing').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const cartId = $('cart-id').value.trim();
+  if (cartId) open({ cartId });
+});
+$('clear').addEventListener('click', () => $('log').replaceChildren());
+
+const s = document.createElement('script');
+s.src = `${SHOP}/ucp/host.js`;
+s.onload = () => {
+  const ok = !!(window.UCP && window.UCP.openCart);
+  $('hostjs').textContent = ok ? `loaded (UCP ${window.UCP.version || ''})` : 'loaded, but no UCP.openCart';
+  log('agent:hostjs', { src: s.src, ok });
+  if (ok) for (const b of document.querySelectorAll('button[disabled]')) b.disabled = false;
+};
+s.onerror = () => {
+  $('hostjs').textContent = `failed to load ${s.src}`;
+  log('agent:hostjs', { src: s.src, ok: false });
+};
+document.head.append(s);
