@@ -292,7 +292,7 @@ describe('errors, access and the per-shop switch', () => {
   });
 
   it('anonymous tier works; an unknown API key is refused with -32000 and HTTP 401', async () => {
-    for (const h of [{ 'x-api-key': 'nope' }, { authorization: 'Bearer nope' }]) {
+    for (const h of [{ 'x-api-key': 'nope' }, { authorization: 'Bearer nope' }] as Array<Record<string, string>>) {
       const r = await call('search_catalog', { meta: meta(), catalog: { query: 'flask' } }, h);
       expect(r.status).toBe(401);
       expect(r.body.error.code).toBe(-32000);
