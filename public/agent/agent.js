@@ -41,7 +41,7 @@ for (const type of EVENTS) {
 }
 
 let handle = null;
-function open(opts) {
+function openWith(opts) {
   if (handle) handle.close();
   const scheme = $('scheme').value;
   log('agent:open', opts);
@@ -51,12 +51,12 @@ function open(opts) {
 $('create').addEventListener('submit', (e) => {
   e.preventDefault();
   const quantity = Math.max(1, Math.min(999, Number($('qty').value) || 1));
-  open({ lineItems: [{ item: { id: $('variant').value }, quantity }] });
+  openWith({ lineItems: [{ item: { id: $('variant').value }, quantity }] });
 });
 $('existing').addEventListener('submit', (e) => {
   e.preventDefault();
   const cartId = $('cart-id').value.trim();
-  if (cartId) open({ cartId });
+  if (cartId) openWith({ cartId });
 });
 $('clear').addEventListener('click', () => $('log').replaceChildren());
 

@@ -117,7 +117,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   /** Drop the current channel (frame or popup) but keep the dialog. */
   const detach = () => {
     clearTimeout(timer);
-    removeEventListener('message', onMessage);
+    window.removeEventListener('message', onMessage);
     peer?.close();
     port?.close();
     peer = port = undefined;
@@ -192,7 +192,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
             reply.after = () => {
               // From now on the port only: the window channel is closed for this session.
               stage = 'port';
-              removeEventListener('message', onMessage);
+              window.removeEventListener('message', onMessage);
               peer!.send = (m, t = []) => mc.port1.postMessage(m, t);
               mc.port1.onmessage = (e) => peer?.receive(e.data);
             };
@@ -243,20 +243,21 @@ export function openCart(opts: OpenCartOptions): CartHandle {
       const w = source();
       w?.postMessage(m, { targetOrigin: expectedOrigin, transfer });
     }, requests, notifications);
-    addEventListener('message', onMessage);
+    window.addEventListener('message', onMessage);
   };
 
   const frameUrl = () => embedUrl(continueUrl, { version: EP_VERSION, colorScheme: opts.colorScheme, auth: opts.auth });
 
   const openPopup = () => {
     detach();
-    const w = open(frameUrl(), 'ucp_cart', 'popup,width=480,height=760');
+    const w = window.open(frameUrl(), 'ucp_cart', 'popup,width=480,height=760');
     if (!w) return say('The pop-up was blocked.', stripEp(continueUrl));
     popup = w;
     source = () => popup;
     say('The cart is open in another window.', stripEp(continueUrl));
     connect('popup');
-    timer = setTimeout(() => fallback('timeout', false), opts.readyTimeout ?? 10_000);
+    // The buyer may need a moment with a new window: never less than 10 s here.
+    timer = setTimeout(() => fallback('timeout', false), Math.max(opts.readyTimeout ?? 0, 10_000));
   };
 
   resolveCart(opts).then(
