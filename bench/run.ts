@@ -1,0 +1,87 @@
+/**
+ * `npm run bench`: throughput and p99 of the storefront's hot paths, each beside a raw node:http
+ * JSON baseline measured in the same run (ratios, not absolute numbers, are what we compare).
+ *
+ *   npm run bench                      # 10k and 100k products, 10 s per case
+ *   BENCH_PRODUCTS=10000 BENCH_SECONDS=5 npm run bench
+ *
+ * Each server runs in its own process; autocannon drives it from this one.
+ */
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateToLatest, openDatabase } from '../server/db/index.ts';
+import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { isEmpty, seedDemo } from '../server/seed/demo.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const sizes = (process.env.BENCH_PRODUCTS ?? '10000,100000').split(',').map(Number);
+const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
+
+async function prepare(dataDir: string, products: number) {
+  const t0 = performance.now();
+  const db = await openDatabase({ dataDir });
+  await migrateToLatest(db);
+  if (await isEmpty(db)) await seedDemo(db);
+  await loadCatalogFile(db, generateCatalog({ products, shopId: 'shop_bench', domain: 'bench.localhost', name: 'Bench' }));
+  await db.destroy();
+  console.log(`  loaded ${products} products in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+async function main() {
+  const rows: Row[] = [];
+  const basePort = await freePort();
+  const baseline = await startChild(process.execPath, ['-e', BASELINE_SOURCE], { PORT: String(basePort) }, /ready/);
+  const base = await load('baseline: node:http JSON GET', { url: `http://127.0.0.1:${basePort}`, host: 'bench', path: '/', durationSec: seconds });
+  await stop(baseline);
+  rows.push({ ...base, ratio: 1 });
+
+  for (const products of sizes) {
+    console.log(`\n== ${products} products`);
+    const dataDir = mkdtempSync(join(tmpdir(), 'ucp-bench-'));
+    try {
+      await prepare(dataDir, products);
+      const port = await freePort();
+      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' }, /listening/);
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        if (products === sizes[0]) {
+          rows.push(await load('discovery GET /.well-known/ucp', { url, host: 'demo.localhost', path: '/.well-known/ucp', durationSec: seconds }));
+        }
+        rows.push(
+          await load(`catalog search (${products} products)`, {
+            url,
+            host: 'bench.localhost',
+            method: 'POST',
+            path: '/api/ucp/catalog/search',
+            bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+            durationSec: seconds,
+          }),
+        );
+        if (products === sizes[0]) {
+          // Feature benchmarks live beside their features; they run here when present.
+          for (const [file, fn] of [['./carts.ts', 'benchCarts'], ['./mcp.ts', 'benchMcp']] as const) {
+            if (!existsSync(new URL(file, import.meta.url))) continue;
+            const mod = await import(file);
+            rows.push(...(await mod[fn]({ url, host: 'demo.localhost', durationSec: seconds })));
+          }
+        }
+      } finally {
+        await stop(server);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  for (const r of rows) r.ratio = r.rps / base.rps;
+  printRows(rows);
+  writeFileSync('.tmp/bench.json', JSON.stringify({ at: new Date().toISOString(), seconds, rows }, null, 2));
+}
+
+import { mkdirSync } from "node:fs";
+mkdirSync(".tmp", { recursive: true });
+await main();
+process.exit(0);

@@ -1,0 +1,90 @@
+/** Shared pieces of the benchmarks: child-process servers, autocannon runs, result rows. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import autocannon from 'autocannon';
+
+export interface Row {
+  name: string;
+  rps: number;
+  p99: number;
+  /** Throughput relative to the same-run baseline. */
+  ratio?: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  host: string;
+  durationSec: number;
+  method?: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers?: Record<string, string>;
+  /** Bodies cycled through, one per request. */
+  bodies?: string[];
+  connections?: number;
+}
+
+export async function load(name: string, o: LoadOptions): Promise<Row> {
+  const bodies = o.bodies ?? [];
+  let i = 0;
+  const result = await autocannon({
+    url: o.url,
+    connections: o.connections ?? 10,
+    duration: o.durationSec,
+    requests: [
+      {
+        method: o.method ?? 'GET',
+        path: o.path,
+        headers: { host: o.host, ...(bodies.length ? { 'content-type': 'application/json' } : {}), ...o.headers },
+        ...(bodies.length ? { setupRequest: (req: any) => ({ ...req, body: bodies[i++ % bodies.length] }) } : {}),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    console.warn(`  ! ${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return { name, rps: Math.round(result.requests.average), p99: result.latency.p99 };
+}
+
+/** The baseline: a raw node:http server answering a small JSON document, in its own process. */
+export const BASELINE_SOURCE = `
+const http = require('node:http');
+const body = JSON.stringify({ ucp: { version: '2026-04-08', services: {}, capabilities: {}, payment_handlers: {} } });
+http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }); res.end(body); })
+  .listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
+`;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child process and resolves once it prints `marker`. */
+export function startChild(cmd: string, args: string[], env: Record<string, string>, marker: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (marker.test(out)) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`${cmd} exited with ${code}: ${out}`)));
+  });
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export function printRows(rows: Row[]): void {
+  console.log('\n| benchmark | req/s | p99 ms | vs baseline |\n|---|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.name} | ${r.rps} | ${r.p99} | ${r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(0)}%`} |`);
+}
