@@ -85,6 +85,7 @@ export class UcpProduct extends UcpElement {
   protected mount() {
     const id = this.getAttribute('product-id');
     if (!id) return;
+    this.store.product(id); // start the request before the first render
     render(
       <ProductView
         store={this.store}

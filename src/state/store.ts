@@ -7,6 +7,7 @@
 import { batch, signal } from '@preact/signals';
 import type { Cart, LineItemInput } from '../wire/cart.ts';
 import type { Context, Message } from '../wire/common.ts';
+import type { Product } from '../wire/catalog.ts';
 import { linesOf, UcpClient, type Result } from '../client/api.ts';
 
 export interface CartObserver {
@@ -44,6 +45,20 @@ export class Store {
 
   constructor(readonly origin: string, auth?: string) {
     this.client = new UcpClient({ origin, auth });
+  }
+
+  private products = new Map<string, Promise<Result<Product>>>();
+
+  /** The product in the current locale; shared and started early (at element connection). */
+  product(id: string): Promise<Result<Product>> {
+    const ctx = this.context();
+    const key = `${id}|${ctx.language}|${ctx.currency ?? ''}`;
+    let p = this.products.get(key);
+    if (!p) {
+      this.products.set(key, (p = this.client.product(id, ctx)));
+      p.then((r) => r.ok || this.products.delete(key));
+    }
+    return p;
   }
 
   context(): Context {

@@ -152,6 +152,19 @@ function CartBody({ store, uid, onCheckout }: CartProps) {
   );
 }
 
+/** Keeps Tab inside the modal dialog (the modal makes the page inert, but Tab could leave to the browser). */
+function trap(e: KeyboardEvent) {
+  if (e.key !== 'Tab') return;
+  const d = e.currentTarget as HTMLElement;
+  const all = [...d.querySelectorAll<HTMLElement>('a[href],button:not(:disabled),input:not(:disabled),select')];
+  const active = (d.getRootNode() as ShadowRoot).activeElement;
+  const edge = e.shiftKey ? all[0] : all[all.length - 1];
+  if (active === edge || !d.contains(active)) {
+    e.preventDefault();
+    (e.shiftKey ? all[all.length - 1] : all[0])?.focus();
+  }
+}
+
 export function CartView(props: CartProps) {
   const { store, uid, page } = props;
   const lang = store.lang.value;
@@ -186,7 +199,7 @@ export function CartView(props: CartProps) {
       >
         {t(lang, 'cart')} ({count})
       </button>
-      <dialog ref={dialog} part="dialog" aria-labelledby={`${uid}-h`} onClose={() => opener.current?.focus()}>
+      <dialog ref={dialog} part="dialog" aria-labelledby={`${uid}-h`} onClose={() => opener.current?.focus()} onKeyDown={trap}>
         <div class="hd">
           <h2 id={`${uid}-h`}>{t(lang, 'yourCart')}</h2>
           <button type="button" part="close" onClick={() => dialog.current?.close()}>

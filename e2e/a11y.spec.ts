@@ -1,0 +1,57 @@
+/** axe scans (no serious or critical violations) of the widget in its states, light and dark. */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+
+async function scan(page: Page, label: string) {
+  const r = await new AxeBuilder({ page }).analyze();
+  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${label}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test.describe(`${colorScheme} scheme`, () => {
+    test.use({ colorScheme });
+
+    test('product page, field errors, cart dialog, cart page', async ({ page }) => {
+      await page.goto('/products/engraved-flask');
+      const product = page.locator('ucp-product');
+      await expect(product.getByRole('button', { name: 'Add to cart' })).toBeVisible();
+      await scan(page, 'product');
+
+      await product.getByRole('button', { name: 'Add to cart' }).click();
+      await expect(product.locator('[part=field-error]').first()).toBeVisible();
+      await scan(page, 'field errors');
+
+      await product.getByRole('textbox', { name: /Engraving/ }).fill('A11y');
+      await product.getByRole('radio', { name: /No box/ }).check();
+      await product.getByRole('button', { name: 'Add to cart' }).click();
+      await expect(product.getByRole('status')).toContainText('Added');
+
+      const cart = page.locator('header ucp-cart');
+      await cart.getByRole('button', { name: /Cart \(1\)/ }).click();
+      const dialog = cart.getByRole('dialog');
+      await expect(dialog.getByRole('link', { name: 'Checkout' })).toBeVisible();
+      // Focus is inside the modal dialog; Tab cycles within it.
+      for (let i = 0; i < 12; i++) {
+        await page.keyboard.press('Tab');
+        expect(await dialog.evaluate((d) => d.contains(d.getRootNode() instanceof ShadowRoot ? (d.getRootNode() as ShadowRoot).activeElement : null))).toBe(true);
+      }
+      await dialog.getByLabel('Discount code').fill('NOPE');
+      await dialog.getByRole('button', { name: 'Apply' }).click();
+      await expect(dialog.locator('[part=discount-message]')).toBeVisible();
+      await scan(page, 'cart dialog');
+      const href = await dialog.getByRole('link', { name: 'Checkout' }).getAttribute('href');
+
+      await page.goto(new URL(href!).pathname);
+      await expect(page.locator('ucp-cart[mode=page] [part=line]')).toBeVisible();
+      await scan(page, 'cart page');
+    });
+  });
+}
+
+test('home page with several widgets', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('ucp-product').first().getByRole('button', { name: 'Add to cart' })).toBeVisible();
+  await expect(page.locator('ucp-product').nth(2).getByRole('button', { name: 'Add to cart' })).toBeVisible();
+  await scan(page, 'home');
+});
