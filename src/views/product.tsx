@@ -26,7 +26,7 @@ export function ProductView({ store, productId, uid, onAdded }: ProductProps) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
-  const root = useRef<HTMLDivElement>(null);
+  const root = useRef<HTMLFormElement>(null);
 
   useEffect(() => {
     let live = true;
