@@ -153,10 +153,6 @@ export class Store {
     return this.commit(quantity > 0 ? lines.map((l) => (l.id === lineId ? { ...l, quantity } : l)) : lines.filter((l) => l.id !== lineId));
   }
 
-  remove(lineId: string) {
-    return this.setQuantity(lineId, 0);
-  }
-
   /** Codes the server did not reject (rejections are warnings at `$.discounts.codes[i]`). */
   keptCodes(): string[] {
     const cart = this.cart.value;
@@ -168,10 +164,6 @@ export class Store {
   applyCode(code: string) {
     const codes = this.keptCodes().filter((c) => c.toUpperCase() !== code.toUpperCase());
     return this.commit(linesOf(this.cart.value), [...codes, code]);
-  }
-
-  removeCode(code: string) {
-    return this.commit(linesOf(this.cart.value), this.keptCodes().filter((c) => c !== code));
   }
 
   /** Re-prices the cart after a currency/language change. */
