@@ -1,0 +1,105 @@
+/**
+ * MCP benchmarks against an already-running server (bench/run.ts starts it): `tools/list` and
+ * `search_catalog` as plain JSON-RPC POSTs (the ucp-cli style: no initialize, no session,
+ * Accept: application/json), beside REST catalog search with the same queries in the same run, so
+ * the MCP/REST ratio is measured rather than inferred. Target: MCP search >= 50% of REST search.
+ *
+ *   npx tsx bench/mcp.ts http://127.0.0.1:8080 [seconds]     # standalone, against `npm start`
+ */
+import autocannon from 'autocannon';
+
+export interface BenchRow {
+  name: string;
+  rps: number;
+  p99: number;
+}
+
+const QUERIES = ['flask', 'tee', 'linen', 'candle', 'sweater', 'socks', 'beanie', 'hoodie'];
+const META = { 'ucp-agent': { profile: 'https://platform.example/.well-known/ucp' } };
+
+interface Case {
+  name: string;
+  path: string;
+  body: (i: number) => string;
+  headers: Record<string, string>;
+  /** Checks a response body; counted as unexpected when false. */
+  ok: (status: number, body: string) => boolean;
+}
+
+async function run(opts: { url: string; host: string; durationSec: number }, c: Case): Promise<BenchRow> {
+  let i = 0;
+  let unexpected = 0;
+  const result = await autocannon({
+    url: opts.url,
+    connections: 10,
+    duration: opts.durationSec,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: any) => ({ ...req, path: c.path, headers: { host: opts.host, 'content-type': 'application/json', ...c.headers }, body: c.body(i++) }),
+        onResponse: (status: number, body: string) => {
+          if (!c.ok(status, body)) unexpected++;
+        },
+      },
+    ],
+  });
+  if (unexpected || result.errors) console.warn(`  ! ${c.name}: ${unexpected} unexpected responses, ${result.errors} errors`);
+  return { name: c.name, rps: Math.round(result.requests.average), p99: result.latency.p99 };
+}
+
+const JSON_RPC = { accept: 'application/json' };
+const rpcOk = (status: number, body: string) => status === 200 && !body.includes('"error":{');
+
+export async function benchMcp(opts: { url: string; host: string; durationSec: number }): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  rows.push(
+    await run(opts, {
+      name: 'mcp tools/list (JSON-RPC)',
+      path: '/mcp',
+      headers: JSON_RPC,
+      body: (n) => JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/list', params: { arguments: { meta: META } } }),
+      ok: rpcOk,
+    }),
+  );
+  // MCP and REST search alternate in short rounds so load drift on the machine hits both alike.
+  const mcpSearch: Case = {
+    name: 'mcp tools/call search_catalog',
+    path: '/mcp',
+    headers: JSON_RPC,
+    body: (n) =>
+      JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: META, catalog: { query: QUERIES[n % QUERIES.length] } } } }),
+    ok: rpcOk,
+  };
+  const restSearch: Case = {
+    name: 'rest search (same queries, for the MCP ratio)',
+    path: '/api/ucp/catalog/search',
+    headers: {},
+    body: (n) => JSON.stringify({ query: QUERIES[n % QUERIES.length] }),
+    ok: (status) => status === 200,
+  };
+  const rounds = Math.max(1, Math.min(3, Math.floor(opts.durationSec / 2)));
+  const each = { ...opts, durationSec: Math.max(1, Math.round(opts.durationSec / rounds)) };
+  const m: BenchRow[] = [];
+  const r: BenchRow[] = [];
+  for (let k = 0; k < rounds; k++) {
+    m.push(await run(each, mcpSearch));
+    r.push(await run(each, restSearch));
+  }
+  const merge = (name: string, xs: BenchRow[]): BenchRow => ({
+    name,
+    rps: Math.round(xs.reduce((a, x) => a + x.rps, 0) / xs.length),
+    p99: Math.max(...xs.map((x) => x.p99)),
+  });
+  rows.push(merge(mcpSearch.name, m), merge(restSearch.name, r));
+  const mcp = rows[1].rps;
+  const rest = rows[2].rps;
+  if (rest > 0) console.log(`  mcp search_catalog / rest search = ${Math.round((100 * mcp) / rest)}% (target >= 50%)`);
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const url = process.argv[2] ?? 'http://127.0.0.1:8080';
+  const seconds = Number(process.argv[3] ?? 10);
+  const rows = await benchMcp({ url, host: 'demo.localhost', durationSec: seconds });
+  for (const r of rows) console.log(`${r.name.padEnd(48)} ${String(r.rps).padStart(7)} req/s   p99 ${r.p99} ms`);
+}
