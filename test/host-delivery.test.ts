@@ -1,0 +1,92 @@
+/**
+ * Server side of host.js: delivery (short-cache URL, immutable hashed twin, SRI manifest, CORS,
+ * 404 without the protocol), the storefront pages and the cart page's CSP, agent.localhost routing.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { frameAncestors, html, pageCsp } from '../server/storefront/pages.ts';
+import { HOST_JS_PATH } from '../server/storefront/hostjs.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('templating and CSP helpers', () => {
+  it('escapes interpolations', () => {
+    expect(html`<p title="${'"x"'}">${'<b>&'}</p>`.html).toBe('<p title="&quot;x&quot;">&lt;b&gt;&amp;</p>');
+  });
+  it('keeps only origin-shaped frame ancestors (port wildcard allowed)', () => {
+    expect(frameAncestors(['http://agent.localhost:*', 'https://a.example/', "x; script-src 'unsafe-inline'", '*'])).toEqual([
+      'http://agent.localhost:*',
+      'https://a.example',
+    ]);
+    expect(pageCsp(['http://agent.localhost:*'])).toContain("frame-ancestors 'self' http://agent.localhost:*");
+  });
+});
+
+describe.skipIf(!existsSync(HOST_JS_PATH))('/ucp/host.js', () => {
+  const body = existsSync(HOST_JS_PATH) ? readFileSync(HOST_JS_PATH) : Buffer.alloc(0);
+  const integrity = `sha384-${createHash('sha384').update(body).digest('base64')}`;
+
+  it('serves the short-cache script and a manifest naming the immutable twin with SRI', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/ucp/host.js');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/javascript/);
+    expect(r.headers['cache-control']).toBe('public, max-age=300');
+    expect(r.headers['access-control-allow-origin']).toBe('*');
+    expect(Buffer.byteLength(r.text)).toBe(body.length);
+    const etag = r.headers.etag as string;
+    expect((await s.req('demo.localhost', 'GET', '/ucp/host.js', undefined, { 'If-None-Match': etag })).status).toBe(304);
+
+    const m = await s.req('demo.localhost', 'GET', '/ucp/host.json');
+    expect(m.body.integrity).toBe(integrity);
+    const twin = new URL(m.body.url);
+    expect(twin.pathname).toMatch(/^\/ucp\/host\.[0-9a-f]{16}\.js$/);
+    const t = await s.req('demo.localhost', 'GET', twin.pathname);
+    expect(t.status).toBe(200);
+    expect(t.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect((await s.req('demo.localhost', 'GET', '/ucp/host.0000000000000000.js')).status).toBe(404);
+  });
+
+  it('is 404 on a shop without the protocol', async () => {
+    expect((await s.req('offline.localhost', 'GET', '/ucp/host.js')).status).toBe(404);
+    expect((await s.req('offline.localhost', 'GET', '/cart/x')).status).toBe(404);
+  });
+
+  it('pages load the twin with integrity and ship a strict CSP', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/products/engraved-flask');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain(`integrity="${integrity}"`);
+    expect(r.text).toContain('<ucp-product product-id="prod_engraved_flask">');
+    expect(r.text).not.toMatch(/<script>|<style|style=/);
+    expect(r.headers['content-security-policy']).toContain("script-src 'self'");
+    expect((await s.req('demo.localhost', 'GET', '/products/nope')).status).toBe(404);
+  });
+});
+
+describe('cart page', () => {
+  it('answers 200 for any id with frame-ancestors from the shop settings', async () => {
+    const r = await s.req('demo.localhost', 'GET', '/cart/whatever?ep_version=2026-04-08');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-security-policy']).toMatch(/frame-ancestors 'self' http:\/\/agent\.localhost:\*/);
+    expect(r.text).toContain('<ucp-cart cart-id="whatever" mode="page" allowed-hosts="http://agent.localhost:*">');
+  });
+  it('on the other shop (no allowed agents) only self may frame it', async () => {
+    const r = await s.req('other.localhost', 'GET', '/cart/x');
+    expect(r.headers['content-security-policy']).toMatch(/frame-ancestors 'self'$/);
+  });
+});
+
+describe('agent.localhost', () => {
+  it('serves the demo agent site and nothing of the shop', async () => {
+    if (existsSync('public/agent/index.html')) expect((await s.req('agent.localhost', 'GET', '/')).status).toBe(200);
+    expect((await s.req('agent.localhost', 'GET', '/ucp/host.js')).status).toBe(404);
+    expect((await s.req('agent.localhost', 'GET', '/api/ucp/carts/x')).status).toBe(404);
+  });
+});
