@@ -21,7 +21,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     const { default: pg } = await import('pg');
     // bigint columns hold minor units and positions; they fit in a JS number.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_SIZE ?? 10) });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: Number(process.env.PG_POOL_SIZE ?? 10),
+      // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
+      connectionTimeoutMillis: Number(process.env.PG_CONNECT_TIMEOUT_MS ?? 5000),
+    });
+    // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
+    // unhandled, that would kill the process. The pool discards the client and reconnects on demand.
+    pool.on('error', (e) => console.error('[db] idle connection lost:', e.message));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const { PGlite, types } = await import('@electric-sql/pglite');

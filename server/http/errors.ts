@@ -61,10 +61,19 @@ export function renderError(err: unknown, c: Context): Response {
   return protocolError(c, 500, 'internal_error', 'An internal error occurred; it has been logged.');
 }
 
-/** Database connection failures are transient: 503 + Retry-After, never wrong data. */
-function isUnavailable(err: unknown): boolean {
-  const code = (err as { code?: string } | null)?.code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === '57P01' || code === '57P03' || code === '08006' || code === '08001';
+/**
+ * Database connection failures are transient: 503 + Retry-After, never wrong data. PostgreSQL
+ * classes 08 (connection), 53 (resources: too many connections), 57P0x (shutdown, starting up),
+ * 40001/40P01 (serialization failure, deadlock: the transaction rolled back, a retry succeeds);
+ * socket errors; and node-postgres's own code-less errors for a dropped or unobtainable connection.
+ */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '40001', '40P01'].includes(code)) return true;
+  if (code.startsWith('08') || code.startsWith('53')) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end/.test(message);
 }
 
 /** 405 for a known path with the wrong method, naming the allowed ones. */

@@ -2,10 +2,14 @@
  * Integration tests run the real server (real database, real HTTP) on an ephemeral port with a
  * throwaway in-memory embedded database and the demo data. Node does not resolve *.localhost, so
  * requests go to 127.0.0.1 with the storefront's Host header.
+ *
+ * With TEST_DATABASE_URL set (scripts/test-all.sh runs the suite a second time that way), each
+ * server gets a fresh database on that PostgreSQL server instead, dropped when the server closes.
  */
 import { request as httpRequest } from 'node:http';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { Config } from '../../server/config.ts';
+import { createTestDatabase } from './postgres.ts';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -20,7 +24,25 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', ...overrides });
+  const base = process.env.TEST_DATABASE_URL;
+  const testDb = base && overrides.databaseUrl === undefined ? await createTestDatabase(base) : undefined;
+  let running: RunningServer;
+  try {
+    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...overrides });
+  } catch (e) {
+    await testDb?.drop();
+    throw e;
+  }
+  if (testDb) {
+    const close = running.close.bind(running);
+    running.close = async () => {
+      try {
+        await close();
+      } finally {
+        await testDb.drop();
+      }
+    };
+  }
   const req = <T>(host: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     new Promise<TestResponse<T>>((resolve, reject) => {
       const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
