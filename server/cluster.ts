@@ -1,0 +1,111 @@
+/**
+ * `npm run start:cluster` (or `WORKERS=N tsx server/cluster.ts`): N stateless server processes on
+ * one database, sharing one port (node:cluster hands accepted connections to the workers).
+ *
+ * The primary opens the database once to run migrations and the first-run seeds, closes it, then
+ * forks the workers; a worker that dies is replaced (with a short back-off). Nothing needed for
+ * correctness lives in a worker's memory (docs/deploy.md), so any worker may answer any request.
+ *
+ * The embedded database (PGlite) can be opened by one process only: WORKERS > 1 requires
+ * DATABASE_URL (a PostgreSQL server). Default WORKERS: the CPU count with DATABASE_URL, else 1.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { loadConfig } from './config.ts';
+import { migrateToLatest, openDatabase } from './db/index.ts';
+import { isEmpty, seedDemo } from './seed/demo.ts';
+import { seedAccounts } from './seed/accounts.ts';
+import { startServer } from './server.ts';
+
+interface Ready {
+  type: 'ready';
+  port: number;
+}
+
+async function primary(): Promise<void> {
+  const config = loadConfig();
+  const workers = Number(process.env.WORKERS ?? (config.databaseUrl ? availableParallelism() : 1));
+  if (!Number.isInteger(workers) || workers < 1) {
+    console.error(`WORKERS must be a positive integer (got '${process.env.WORKERS}').`);
+    process.exit(2);
+  }
+  if (workers > 1 && !config.databaseUrl) {
+    console.error(
+      `WORKERS=${workers} needs DATABASE_URL: the embedded database (${config.dataDir}) can be opened by one process only. ` +
+        'Set DATABASE_URL=postgres://... to run several processes, or use WORKERS=1 / npm start.',
+    );
+    process.exit(2);
+  }
+
+  // Migrations and first-run seeds once, here, before any worker serves.
+  const db = await openDatabase(config);
+  try {
+    await migrateToLatest(db);
+    if (await isEmpty(db)) await seedDemo(db);
+    if (config.mode === 'development') await seedAccounts(db);
+  } finally {
+    await db.destroy();
+  }
+
+  let stopping = false;
+  let announced = false;
+  const ready = new Set<number>();
+  const restarts: number[] = [];
+
+  const fork = (): Worker => {
+    const w = cluster.fork({ UCP_CLUSTER_WORKER: '1' });
+    w.on('message', (m: Ready) => {
+      if (m?.type !== 'ready') return;
+      ready.add(w.id);
+      if (!announced && ready.size === workers) {
+        announced = true;
+        console.log(
+          `UCP storefront cluster listening on http://${config.host}:${m.port} (${workers} worker${workers > 1 ? 's' : ''}, ` +
+            `${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`,
+        );
+      }
+    });
+    return w;
+  };
+
+  cluster.on('exit', (w, code, signal) => {
+    ready.delete(w.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    console.error(`[cluster] worker ${w.process.pid} exited (${signal ?? code}); starting a new one`);
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length && restarts[0] < now - 60_000) restarts.shift();
+    // A worker that cannot start at all should not spin: back off when restarts pile up.
+    setTimeout(fork, restarts.length > 5 ? 5_000 : 100);
+  });
+
+  for (let i = 0; i < workers; i++) fork();
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+      if (!alive.length) process.exit(0);
+      for (const w of alive) w.process.kill('SIGTERM');
+      setTimeout(() => process.exit(0), 10_000).unref();
+    });
+  }
+}
+
+async function worker(): Promise<void> {
+  // Migrations already ran in the primary; startServer's own pass is a no-op check. No seeding here.
+  const running = await startServer({}, { seed: false });
+  process.send?.({ type: 'ready', port: running.port } satisfies Ready);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      running.close().finally(() => process.exit(0));
+    });
+  }
+}
+
+if (cluster.isPrimary) await primary();
+else await worker();
