@@ -81,6 +81,33 @@ describe('official SDK Client over Streamable HTTP', () => {
   });
 });
 
+describe('SDK Client: concurrency and renamed tools', () => {
+  it('parallel calls on one client each get their own answer', async () => {
+    const client = await sdkClient();
+    try {
+      const queries = ['flask', 'tee', 'linen', 'candle', 'sweater', 'socks', 'beanie', 'hoodie'];
+      const results = await Promise.all(
+        queries.flatMap((q) => [q, q]).map((q) => client.callTool({ name: 'search_catalog', arguments: { meta: meta(), catalog: { query: q } } })),
+      );
+      for (const [i, q] of queries.flatMap((x) => [x, x]).entries()) {
+        const rest = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: q });
+        expect(results[i].structuredContent, q).toEqual(rest.body);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a former tool name fails with an error naming the replacement', async () => {
+    const client = await sdkClient();
+    try {
+      await expect(client.callTool({ name: 'add_cart_lines', arguments: { meta: meta() } })).rejects.toThrow(/update_cart/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('plain JSON-RPC (ucp-cli style)', () => {
   it('answers tools/list with meta in params.arguments and Accept: application/json only', async () => {
     const r = await rpc('tools/list', { arguments: { meta: meta() } });
@@ -265,6 +292,12 @@ describe('errors, access and the per-shop switch', () => {
     }
     const unknown = await rpc('no/such/method');
     expect(unknown.body.error.code).toBe(-32601);
+  });
+
+  it('a non-JSON content type is refused (415), not crashed on', async () => {
+    const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { ...JSON_ONLY, 'content-type': 'text/plain' });
+    expect(r.status).toBe(415);
+    expect(r.body.error.code).toEqual(expect.any(Number));
   });
 
   it('oversized bodies → 413 with a JSON-RPC error', async () => {
