@@ -24,7 +24,7 @@ if ! npx vite build --logLevel warn; then
 fi
 
 rm -f .tmp/vitest.json
-npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json
+TEST_DATABASE_URL= npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json
 vstatus=$?
 if [ -f .tmp/vitest.json ]; then
   read -r vp vf < <(node -e 'const r=require("./.tmp/vitest.json");console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTestSuites && r.testResults.filter(t=>t.status==="failed"&&!t.assertionResults.length).length))')
@@ -34,6 +34,39 @@ else
   echo "vitest produced no report"; failed=$((failed + 1))
 fi
 [ "$vstatus" -ne 0 ] && status=1
+
+# The integration suite a second time on PostgreSQL 15 (Debian's): every test file that starts a
+# server or opens a database, each server on its own fresh database (test/support/server.ts). A
+# throwaway local server is installed/started unless TEST_DATABASE_URL names one; failing to get
+# one counts as a failure, never a silent skip.
+pg_dir=""
+pg_url="${TEST_DATABASE_URL:-}"
+if [ -z "$pg_url" ]; then
+  if pg_url="$(bash scripts/pg-test-server.sh start 2>.tmp/pg-server.log)"; then
+    pg_dir="$(sed -n 's/^PGTEST_DIR=//p' .tmp/pg-server.log)"
+    trap '[ -n "$pg_dir" ] && bash scripts/pg-test-server.sh stop "$pg_dir"' EXIT
+  else
+    cat .tmp/pg-server.log; pg_url=""
+  fi
+fi
+if [ -n "$pg_url" ]; then
+  mapfile -t pg_files < <(grep -lE 'startTestServer|TEST_DATABASE_URL|openDatabase' test/*.test.ts test/*.test.tsx 2>/dev/null)
+  rm -f .tmp/vitest-pg.json
+  TEST_DATABASE_URL="$pg_url" npx vitest run "${pg_files[@]}" --reporter=default --reporter=json --outputFile.json=.tmp/vitest-pg.json
+  pgstatus=$?
+  if [ -f .tmp/vitest-pg.json ]; then
+    read -r gp gf < <(node -e 'const r=require("./.tmp/vitest-pg.json");console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTestSuites && r.testResults.filter(t=>t.status==="failed"&&!t.assertionResults.length).length))')
+    echo "PostgreSQL pass: ${gp} passed, ${gf} failed"
+    passed=$((passed + gp)); failed=$((failed + gf))
+    [ "$pgstatus" -ne 0 ] && [ "$gf" -eq 0 ] && { failed=$((failed + 1)); }
+  else
+    echo "vitest (PostgreSQL) produced no report"; failed=$((failed + 1))
+  fi
+  [ "$pgstatus" -ne 0 ] && status=1
+else
+  echo "PostgreSQL could not be installed or started: the PostgreSQL pass counts as failed"
+  failed=$((failed + 1)); status=1
+fi
 
 if ls e2e/*.spec.ts >/dev/null 2>&1; then
   rm -f .tmp/playwright.json
