@@ -20,6 +20,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../version.ts';
+import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, assertToolAllowed } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
@@ -46,11 +47,6 @@ const INSTRUCTIONS =
   'arguments.meta["ucp-agent"].profile = the https URL of your platform profile. Find products with search_catalog ' +
   '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
   'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
-
-function isUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === '57P01' || code === '57P03' || code === '08006' || code === '08001';
-}
 
 function record(state: CallState, err: McpProtocolError): McpProtocolError {
   state.httpStatus = err.httpStatus;
