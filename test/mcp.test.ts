@@ -10,6 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';
+import { cartResult } from '../server/mcp/tools.ts';
+import { McpProtocolError } from '../server/mcp/errors.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -267,6 +269,21 @@ describe('carts over MCP', () => {
 
     const rest = await s.req('demo.localhost', 'POST', '/api/ucp/carts', cart, { 'idempotency-key': key });
     expect(rest.body.id).toBe(first.body.result.structuredContent.id);
+  });
+
+  it('maps operation statuses: 200/201 → result body, 409/503 → -32000 with that HTTP status', () => {
+    expect(cartResult({ status: 201, body: { ucp: { version: '2026-04-08' }, id: 'c' } })).toEqual({ ucp: { version: '2026-04-08' }, id: 'c' });
+    for (const [status, code] of [[409, 'idempotency_conflict'], [503, 'idempotency_unavailable']] as const) {
+      try {
+        cartResult({ status, body: { code, content: 'x' } });
+        expect.unreachable();
+      } catch (e) {
+        expect(e).toBeInstanceOf(McpProtocolError);
+        const err = e as McpProtocolError;
+        expect([err.code, err.httpStatus, err.data.code]).toEqual([-32000, status, code]);
+        if (status === 503) expect(err.data.retry_after).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('invalid cart shape → -32602 with paths under $.cart; id mismatch too', async () => {

@@ -94,7 +94,7 @@ function opContext(ctx: ToolContext, meta: CallMetaValues): OperationContext {
 }
 
 /** OperationResult → result body, or the REST 409/503 as JSON-RPC -32000 with that HTTP status. */
-function cartResult(r: OperationResult): Body {
+export function cartResult(r: OperationResult): Body {
   if (r.status === 200 || r.status === 201) return r.body as Body;
   const body = (r.body ?? {}) as { code?: string; content?: string };
   const data = {
