@@ -2,6 +2,7 @@
  * Writes to the catalog: shops and products. Used by the seed command and the merchant API, so a
  * product written either way is searchable at once (the search vector is a generated column).
  */
+import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
 import type { Shop } from './types.ts';
@@ -97,6 +98,10 @@ export async function loadCatalogFile(db: DB, input: unknown): Promise<{ shopId:
     .execute();
   forgetCachedShops();
   await upsertProducts(db, { id: s.id, settings: s.settings }, file.products);
+  // Fresh statistics after a bulk load, or the planner keeps choosing plans for an empty table
+  // (e.g. scanning the shop index instead of the full-text index).
+  await sql`analyze products`.execute(db);
+  await sql`analyze variants`.execute(db);
   await saveShopDiscounts(db, s.id, file.discounts);
   return { shopId: s.id, products: file.products.length };
 }

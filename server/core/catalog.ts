@@ -20,6 +20,14 @@ function tsConfig(language: string): string {
   return TS_CONFIG[language.split('-')[0].toLowerCase()] ?? 'simple';
 }
 
+/**
+ * Product documents are read as text and parsed here: on the embedded database this is about
+ * twice as fast as letting the driver decode jsonb, and it is the same on both drivers.
+ */
+const docText = sql<string>`doc::text`.as('doc');
+const docTextOf = (alias: string) => sql<string>`${sql.ref(`${alias}.doc`)}::text`.as('doc');
+const parseDoc = (text: string): StoredProduct => JSON.parse(text) as StoredProduct;
+
 function renderOptions(shop: Shop, locale: Locale, origin: string): RenderOptions {
   return { locale, origin, defaultLanguage: shop.settings.default_language };
 }
@@ -72,7 +80,7 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
   const offset = cursor ? decodeCursor(cursor, req.pagination?.cursor ? '$.pagination.cursor' : '$.cursor') : 0;
   const query = req.query?.trim();
 
-  let qb = db.selectFrom('products').select('doc').where('shop_id', '=', shop.id);
+  let qb = db.selectFrom('products').select(docText).where('shop_id', '=', shop.id);
   if (query) {
     const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
     qb = qb.where(sql<boolean>`tsv @@ ${tsq}`).orderBy(sql`ts_rank(tsv, ${tsq})`, 'desc');
@@ -84,7 +92,7 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
   const o = renderOptions(shop, locale, origin);
   return {
     products: rows.slice(0, limit).map((r) => {
-      const p = r.doc as StoredProduct;
+      const p = parseDoc(r.doc);
       // Listings lead with the featured variant.
       const featured = featuredVariant(p);
       return renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
@@ -114,7 +122,7 @@ export async function lookupCatalog(db: DB, shop: Shop, req: LookupRequest, loca
   const productIds = new Set<string>(variantHits.map((v) => v.product_id));
   let qb = db
     .selectFrom('products')
-    .select(['id', 'doc'])
+    .select(['id', docText])
     .where('shop_id', '=', shop.id)
     .where((eb) => eb.or([eb('id', 'in', ids), ...(productIds.size ? [eb('id', 'in', [...productIds])] : [])]));
   qb = applyFilters(qb, req.filters, locale);
@@ -124,7 +132,7 @@ export async function lookupCatalog(db: DB, shop: Shop, req: LookupRequest, loca
   const found = new Set<string>();
   const products: Product[] = [];
   for (const row of rows) {
-    const p = row.doc as StoredProduct;
+    const p = parseDoc(row.doc);
     // inputs per variant: exact for variant ids / SKUs, featured for a product id.
     const inputs = new Map<string, Array<{ id: string; match: 'exact' | 'featured' }>>();
     const add = (v: StoredVariant, id: string, match: 'exact' | 'featured') => {
@@ -155,9 +163,9 @@ export async function getProduct(db: DB, shop: Shop, req: GetProductRequest, loc
     .where('id', '=', req.id)
     .executeTakeFirst();
   const productId = byVariant?.product_id ?? req.id;
-  const row = await db.selectFrom('products').select('doc').where('shop_id', '=', shop.id).where('id', '=', productId).executeTakeFirst();
+  const row = await db.selectFrom('products').select(docText).where('shop_id', '=', shop.id).where('id', '=', productId).executeTakeFirst();
   if (!row) throw new BusinessError('not_found', `No product or variant with id '${req.id}'.`);
-  const p = row.doc as StoredProduct;
+  const p = parseDoc(row.doc);
 
   // Effective selection: the requested variant, else the best match for `selected`, else featured.
   const requestedVariant = byVariant ? p.variants.find((v) => v.id === req.id) : undefined;
@@ -212,12 +220,12 @@ export async function loadVariants(db: DB, shop: Shop, variantIds: string[]): Pr
   const rows = await db
     .selectFrom('variants as v')
     .innerJoin('products as p', (j) => j.onRef('p.shop_id', '=', 'v.shop_id').onRef('p.id', '=', 'v.product_id'))
-    .select(['v.id as variant_id', 'p.doc as doc'])
+    .select(['v.id as variant_id', docTextOf('p')])
     .where('v.shop_id', '=', shop.id)
     .where('v.id', 'in', ids)
     .execute();
   for (const row of rows) {
-    const product = row.doc as StoredProduct;
+    const product = parseDoc(row.doc);
     const variant = product.variants.find((v) => v.id === row.variant_id);
     if (variant) out.set(row.variant_id, { product, variant });
   }
