@@ -3,7 +3,9 @@ import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import { createPeer, MAX_MESSAGE_CHARS, RpcError } from '../src/embedded/rpc.ts';
 
-const P = z.looseObject({ n: z.int() });
+/** The peer takes a params guard (host.js uses src/embedded/guards.ts); here one backed by zod. */
+const guard = (s: z.ZodMiniType) => (x: unknown) => z.safeParse(s, x).success;
+const P = guard(z.looseObject({ n: z.int() }));
 
 function pair() {
   const sentByA: any[] = [];
@@ -90,7 +92,7 @@ describe('JSON-RPC peer', () => {
 
   it('drops oversized messages unread', async () => {
     const run = vi.fn();
-    const b = createPeer(() => {}, {}, { note: { params: z.looseObject({}), run } });
+    const b = createPeer(() => {}, {}, { note: { params: guard(z.looseObject({})), run } });
     b.receive({ jsonrpc: '2.0', method: 'note', params: { pad: 'x'.repeat(MAX_MESSAGE_CHARS) } });
     await flush();
     expect(run).not.toHaveBeenCalled();
@@ -100,7 +102,7 @@ describe('JSON-RPC peer', () => {
     const order: string[] = [];
     const sends: Array<[any, any]> = [];
     const b = createPeer((m, t) => { sends.push([m, t]); order.push('sent'); }, {
-      up: { params: z.looseObject({}), run: (_p, reply) => { const mc = new MessageChannel(); reply.transfer.push(mc.port2); reply.after = () => order.push('after'); return { ok: true }; } },
+      up: { params: guard(z.looseObject({})), run: (_p, reply) => { const mc = new MessageChannel(); reply.transfer.push(mc.port2); reply.after = () => order.push('after'); return { ok: true }; } },
     });
     b.receive({ jsonrpc: '2.0', id: 'a', method: 'up', params: {} });
     await flush();

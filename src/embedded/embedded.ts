@@ -9,7 +9,8 @@
  * (the same list as its CSP `frame-ancestors`), and is then the only target and accepted source.
  */
 import type { ErrorResponse } from '../wire/common.ts';
-import { EP, EP_VERSION, ReadySuccess, AuthSuccess, epError, parseResult } from '../wire/embedded.ts';
+import { EP, EP_VERSION, epError } from '../wire/ep.ts';
+import { isAuthSuccess, isReadySuccess, parseResult } from './guards.ts';
 import { createPeer, type Peer, type Send } from './rpc.ts';
 import { originAllowed, originOf, stripEp } from './origins.ts';
 
@@ -162,7 +163,7 @@ export async function startEmbedded(params: EmbeddedParams, opts: StartOptions, 
   const authType = params.auth ? undefined : opts.authType;
   // No cart delegations exist at this version: we accept none of what the host asked for.
   const ready = async () => {
-    const r = parseResult(ReadySuccess, await peer.request(EP.ready, { delegate: [], ...(authType ? { auth: { type: authType } } : {}) }, opts.timeout));
+    const r = parseResult(isReadySuccess, await peer.request(EP.ready, { delegate: [], ...(authType ? { auth: { type: authType } } : {}) }, opts.timeout));
     if (!r.ok) throw new Error('handshake refused');
     return r.data;
   };
@@ -210,7 +211,7 @@ export async function startEmbedded(params: EmbeddedParams, opts: StartOptions, 
     async refreshCredential(type) {
       if (dead) return undefined;
       try {
-        const r = parseResult(AuthSuccess, await peer.request(EP.auth, { type }, opts.timeout));
+        const r = parseResult(isAuthSuccess, await peer.request(EP.auth, { type }, opts.timeout));
         if (r.ok) return (session.credential = r.data.credential);
       } catch {
         /* no answer */

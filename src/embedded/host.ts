@@ -5,7 +5,8 @@
  * a DOM CustomEvent on the mount element. Falls back to a popup / plain link when the frame never says
  * `ready`. See docs/embedded.md.
  */
-import { CartParams, EP, EP_VERSION, ErrorParams, ReadyParams, AuthParams, epError, epSuccess, errorParams, type EpCart, type EpErrorResponse } from '../wire/embedded.ts';
+import { EP, EP_VERSION, epError, epSuccess, type EpErrorResponse } from '../wire/ep.ts';
+import { errorParams, isAuthParams, isCartParams, isErrorParams, isReadyParams, type EpCart } from './guards.ts';
 import { createPeer, type Methods, type Peer } from './rpc.ts';
 import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
 import type { ColorScheme } from './embedded.ts';
@@ -170,7 +171,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   const connect = (via: 'frame' | 'popup') => {
     let stage: 'window' | 'port' | 'done' = 'window';
     const cartNote = (run: (cart: EpCart) => void) => ({
-      params: CartParams,
+      params: isCartParams,
       run: ({ cart }: { cart: EpCart }) => {
         if (stage === 'done') run(cart); // nothing counts before the handshake finished
       },
@@ -178,7 +179,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
     const change = (kind: string) => cartNote((cart) => emit(EVENTS.change, { cart, kind }));
     const requests: Methods = {
       [EP.ready]: {
-        params: ReadyParams,
+        params: isReadyParams,
         run(p: { delegate: string[]; auth?: { type?: string } }, reply) {
           if (stage === 'done' || p.delegate.length) {
             // Out of order, or delegations we never asked for (ep_cart_delegate is empty).
@@ -212,7 +213,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
         },
       },
       [EP.auth]: {
-        params: AuthParams,
+        params: isAuthParams,
         run: () =>
           stage === 'done' && opts.auth
             ? { ucp: epSuccess(), credential: opts.auth }
@@ -234,7 +235,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
         if (go) location.assign(next);
       }),
       [EP.error]: {
-        params: ErrorParams,
+        params: isErrorParams,
         // Accepted at any stage (e.g. version_unsupported before `ready`): tear down, hand off.
         run: (p) => fail(errorParams(p)!),
       },

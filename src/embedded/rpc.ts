@@ -7,8 +7,8 @@
  * channel); an unknown request gets -32601, invalid params -32602, a throwing handler -32603; unknown
  * notifications, notifications with bad params and responses to nothing are ignored.
  */
-import * as z from 'zod/mini';
-import { RPC, RpcEnvelope } from '../wire/embedded.ts';
+import { RPC } from '../wire/ep.ts';
+import { isEnvelope, type Guard } from './guards.ts';
 
 export type Send = (msg: object, transfer?: Transferable[]) => void;
 
@@ -20,10 +20,11 @@ export interface Reply {
   after?: () => void;
 }
 
-export interface Method<S extends z.ZodMiniType = z.ZodMiniType> {
-  params: S;
+export interface Method<T = any> {
+  /** Validates `params` (src/embedded/guards.ts; equivalent to a zod schema of src/wire/embedded.ts). */
+  params: Guard<T> | ((x: unknown) => boolean);
   /** Requests: the return value is the `result`. Notifications: ignored. */
-  run(params: z.infer<S>, reply: Reply): unknown;
+  run(params: T, reply: Reply): unknown;
 }
 
 export type Methods = Record<string, Method<any>>;
@@ -60,8 +61,7 @@ export function createPeer(send: Send, requests: Methods = {}, notifications: Me
       } catch {
         return;
       }
-      const env = z.safeParse(RpcEnvelope, data);
-      if (!env.success) {
+      if (!isEnvelope(data)) {
         // JSON-RPC-looking but malformed requests get -32600; everything else is someone else's traffic.
         const d = data as { jsonrpc?: unknown; id?: unknown; method?: unknown };
         if (d.jsonrpc === '2.0' && typeof d.method === 'string' && (typeof d.id === 'string' || typeof d.id === 'number')) {
@@ -69,7 +69,7 @@ export function createPeer(send: Send, requests: Methods = {}, notifications: Me
         }
         return;
       }
-      const m = env.data;
+      const m = data;
       const id = m.id as string | number | null | undefined;
       if (id != null && typeof id !== 'string' && typeof id !== 'number') return;
       if (m.method === undefined) {
@@ -88,22 +88,22 @@ export function createPeer(send: Send, requests: Methods = {}, notifications: Me
         if (isRequest) answerError(id, RPC.methodNotFound, `Method not found: ${m.method}`);
         return;
       }
-      const params = z.safeParse(method.params, m.params ?? {});
-      if (!params.success) {
+      const params = m.params ?? {};
+      if (!method.params(params)) {
         if (isRequest) answerError(id, RPC.invalidParams, 'Invalid params');
         return;
       }
       const reply: Reply = { transfer: [] };
       if (!isRequest) {
         try {
-          method.run(params.data, reply);
+          method.run(params, reply);
         } catch (e) {
           console.error('[ucp] notification handler failed', e);
         }
         return;
       }
       Promise.resolve()
-        .then(() => method.run(params.data, reply))
+        .then(() => method.run(params, reply))
         .then(
           (result) => {
             if (closed) return;

@@ -1,31 +1,17 @@
 /**
  * Embedded Cart Protocol (EP) wire shapes at 2026-04-08: the JSON-RPC 2.0 envelope and the params /
  * results of every `ep.cart.*` method in services/shopping/embedded.openrpc.json. Used by host.js in
- * both roles (docs/embedded.md) to validate every incoming message; zod/mini so the bundle carries
- * only these few schemas.
+ * both roles (docs/embedded.md). These zod schemas are the source of truth; host.js itself validates
+ * with the hand-written, dependency-free guards in src/embedded/guards.ts (the 15 KB budget), which
+ * test/embedded-guards.test.ts proves equivalent to these schemas by property-based testing.
  *
  * The cart itself is validated structurally (the fields the cart.json schema requires, plus the ones a
  * host acts on: `continue_url`, `messages`); everything else passes through untouched (loose objects).
  */
 import * as z from 'zod/mini';
-import { UCP_VERSION } from './common.ts';
 
-export const EP_VERSION = UCP_VERSION;
-
-/** JSON-RPC 2.0 error codes (transport faults only; business outcomes travel in `result`). */
-export const RPC = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 } as const;
-
-/** Every EP method at this version (all sent embedded → host). */
-export const EP = {
-  ready: 'ep.cart.ready',
-  auth: 'ep.cart.auth',
-  start: 'ep.cart.start',
-  lineItems: 'ep.cart.line_items.change',
-  buyer: 'ep.cart.buyer.change',
-  messages: 'ep.cart.messages.change',
-  complete: 'ep.cart.complete',
-  error: 'ep.cart.error',
-} as const;
+export { EP_VERSION, RPC, EP, epError, epSuccess, isErrorResponse } from './ep.ts';
+import { isErrorResponse, isPort } from './ep.ts';
 
 const Str = z.string().check(z.maxLength(4096));
 const Obj = z.looseObject({});
@@ -103,9 +89,6 @@ export const EpErrorResponse = z
   .check(z.refine((o) => Object.keys(o).every((k) => ERROR_KEYS.includes(k)), 'error_response: no other properties'));
 export type EpErrorResponse = z.infer<typeof EpErrorResponse>;
 
-export const isErrorResponse = (r: unknown): r is EpErrorResponse =>
-  typeof r === 'object' && r !== null && (r as { ucp?: { status?: string } }).ucp?.status === 'error';
-
 /**
  * `ep.cart.error` params: the OpenRPC's `{error: error_response}` (what we send) or the prose's bare
  * `error_response` (accepted, EMBEDDED.md §10). `errorParams` normalises to the error_response.
@@ -116,13 +99,6 @@ export function errorParams(p: unknown): EpErrorResponse | null {
   const r = z.safeParse(EpErrorResponse, e);
   return r.success ? r.data : null;
 }
-
-/**
- * A transferred MessagePort. Duck-typed (realms differ: Node vs DOM in tests, and a port never
- * arrives any other way: structured clone and JSON cannot carry functions).
- */
-const isPort = (v: unknown): v is MessagePort =>
-  typeof v === 'object' && v !== null && ['postMessage', 'start', 'close'].every((k) => typeof (v as Record<string, unknown>)[k] === 'function');
 
 const UcpSuccess = z.looseObject({ version: Str, status: z.optional(z.literal('success')) });
 
@@ -149,14 +125,3 @@ export function parseResult<T>(success: z.ZodMiniType<T>, r: unknown): { ok: tru
   const s = z.safeParse(success, r);
   return s.success ? { ok: true, data: s.data } : { ok: false };
 }
-
-/** Build an EP error_response (`security_error`, `invalid_state_error`, …). */
-export function epError(code: string, content: string, continueUrl?: string, severity: 'recoverable' | 'unrecoverable' = 'unrecoverable'): EpErrorResponse {
-  return {
-    ucp: { version: EP_VERSION, status: 'error' },
-    messages: [{ type: 'error', code, content, severity }],
-    ...(continueUrl ? { continue_url: continueUrl } : {}),
-  };
-}
-
-export const epSuccess = () => ({ version: EP_VERSION, status: 'success' as const });
