@@ -30,6 +30,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
     // unhandled, that would kill the process. The pool discards the client and reconnects on demand.
     pool.on('error', (e) => console.error('[db] idle connection lost:', e.message));
+    // A checked-out connection (e.g. inside a transaction, between two queries) that the server
+    // drops emits 'error' on the client itself: without a listener the process would crash. Its
+    // next query fails instead (503), and the pool discards the broken client on release.
+    pool.on('connect', (client) => client.on('error', (e) => console.error('[db] connection lost:', e.message)));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const { PGlite, types } = await import('@electric-sql/pglite');

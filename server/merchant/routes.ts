@@ -7,6 +7,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
+import { isUnavailable } from '../http/errors.ts';
 import type { Shop } from '../core/types.ts';
 import { InvalidRequest, type FieldIssue } from '../core/errors.ts';
 import { findShopById } from '../core/shops.ts';
@@ -121,6 +122,11 @@ export function merchantRoutes() {
   r.onError((err, c) => {
     const e = toApiError(err);
     if (e) return envelope(c, e);
+    if (isUnavailable(err)) {
+      // Database unreachable or restarting: transient, nothing half-written (docs/deploy.md).
+      c.header('Retry-After', '2');
+      return envelope(c, new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable; retry shortly.'));
+    }
     console.error('[merchant-api] unhandled error', err);
     return envelope(c, new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged.'));
   });

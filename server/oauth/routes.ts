@@ -358,6 +358,7 @@ export function oauthRoutes() {
       status = 401;
       c.header('WWW-Authenticate', `Basic realm="${issuerOf(c)}"`);
     }
+    if (status === 503) c.header('Retry-After', '2'); // the library's server_error (database unreachable)
     if (status >= 500) console.error('[oauth] token endpoint failure', body);
     return c.json(body, status);
   });
