@@ -168,6 +168,60 @@ export interface OrdersTable {
   created_at: Timestamp;
 }
 
+/* --- Order webhooks (migration 0004_webhooks) --- */
+
+export interface ShopSigningKeysTable {
+  kid: string;
+  shop_id: string;
+  public_jwk: Json<Record<string, string>>;
+  private_key_enc: string;
+  created_at: Timestamp;
+  retire_at: Timestamp | null;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  shop_id: string;
+  url: string;
+  events: Json<string[]>;
+  active: Generated<boolean>;
+  position: Generated<number>;
+  created_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  shop_id: string;
+  endpoint_id: string;
+  url: string;
+  event: string;
+  payload: string;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_status: number | null;
+  last_error: string | null;
+  last_kid: string | null;
+  position: Generated<number>;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
+}
+
+/* --- Access tiers (migration 0005_access) --- */
+
+export interface ChannelKeysTable {
+  id: string;
+  shop_id: string;
+  /** sha256 (hex) of the key; the key itself is shown once and never stored. */
+  key_hash: string;
+  prefix: string;
+  label: string | null;
+  /** The platform profile URL this key acts for (identity binding). */
+  profile_url: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
 export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
@@ -183,4 +237,8 @@ export interface Database {
   oauth_tokens: OAuthTokensTable;
   customers: CustomersTable;
   orders: OrdersTable;
+  shop_signing_keys: ShopSigningKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  channel_keys: ChannelKeysTable;
 }

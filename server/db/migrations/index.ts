@@ -6,9 +6,13 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_shops_catalog.ts';
 import * as m0002 from './0002_carts.ts';
 import * as m0003 from './0003_accounts.ts';
+import * as m0004 from './0004_webhooks.ts';
+import * as m0005 from './0005_access.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
   '0002_carts': m0002,
   '0003_accounts': m0003,
+  '0004_webhooks': m0004,
+  '0005_access': m0005,
 };

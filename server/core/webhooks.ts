@@ -1,0 +1,443 @@
+/**
+ * Order webhooks (docs/webhooks.md): endpoints per shop, a durable outbox of deliveries written in the
+ * same transaction as the order change, and a worker that POSTs each delivery signed with RFC 9421
+ * (ES256, the shop's current key from signing-keys.ts), retrying with exponential backoff + jitter.
+ *
+ * Durability: a delivery row is the only state. Claiming one increments `attempts` and pushes
+ * `next_attempt_at` forward by a lease; if the process dies mid-attempt the row simply becomes due
+ * again when the lease runs out. `for update skip locked` lets several processes share the queue on
+ * PostgreSQL; PGlite (one connection) runs the same SQL.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { DB } from '../db/index.ts';
+import type { Shop } from './types.ts';
+import { InvalidRequest } from './errors.ts';
+import { contentDigest, sign } from './http-signatures.ts';
+import { ensureShopKey } from './signing-keys.ts';
+import { findShopById, forgetCachedShops } from './shops.ts';
+
+export const WEBHOOK_EVENTS = ['order.created', 'order.updated'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export const MAX_ENDPOINTS_PER_SHOP = 10;
+
+/** Components every webhook signature covers, in this order. */
+export const WEBHOOK_COMPONENTS = ['@method', '@authority', '@path', 'content-digest', 'content-type', 'webhook-id', 'webhook-timestamp', 'ucp-agent'];
+
+type Mode = 'development' | 'production';
+type Exec = Pick<DB, 'selectFrom' | 'insertInto' | 'updateTable' | 'deleteFrom'>;
+
+/* ------------------------------------------------------------------ URLs and origins */
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * https only in production (and no loopback/private address literals); development also accepts
+ * http to loopback and *.localhost so tests can run a receiver on 127.0.0.1.
+ */
+export function webhookUrlProblem(raw: string, mode: Mode): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'not an absolute URL';
+  }
+  if (u.username || u.password) return 'must not contain credentials';
+  if (u.hash) return 'must not contain a fragment';
+  if (raw.length > 2048) return 'longer than 2048 characters';
+  const host = u.hostname.toLowerCase();
+  const local = LOOPBACK.has(host) || host.endsWith('.localhost');
+  if (u.protocol === 'https:') {
+    if (mode === 'production' && (local || isPrivateIpLiteral(host))) return 'must not point at a loopback or private address';
+    return null;
+  }
+  if (u.protocol === 'http:' && mode === 'development' && local) return null;
+  return mode === 'production' ? 'must use https' : 'must use https (http only to 127.0.0.1/localhost in development)';
+}
+
+function isPrivateIpLiteral(host: string): boolean {
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (m) {
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  return host.startsWith('[') && /^\[(::1?|f[cd][0-9a-f]*:.*|fe80:.*|::ffff:.*)\]$/.test(host);
+}
+
+/**
+ * The shop's public origin, for `UCP-Agent: profile="{origin}/.well-known/ucp"`: the
+ * `public_origin` stored when webhooks were enabled (settings.extra.webhooks_public_origin), else
+ * `https://{domain}` (`http://{domain}` in development).
+ */
+export function shopPublicOrigin(shop: Shop, mode: Mode): string {
+  const stored = shop.settings.extra?.webhooks_public_origin;
+  if (typeof stored === 'string' && stored) return stored;
+  return `${mode === 'production' ? 'https' : 'http'}://${shop.domain}`;
+}
+
+function originProblem(raw: string, mode: Mode): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'not an absolute URL';
+  }
+  if (u.origin !== raw.replace(/\/$/, '')) return 'must be an origin (scheme://host[:port]) without a path';
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:' && mode === 'development') return null;
+  return 'must use https';
+}
+
+/* ------------------------------------------------------------------ endpoints */
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  created_at: string;
+}
+
+const toEndpoint = (r: { id: string; url: string; events: unknown; active: boolean; created_at: Date | string }): WebhookEndpoint => ({
+  id: r.id,
+  url: r.url,
+  events: r.events as WebhookEvent[],
+  active: r.active,
+  created_at: new Date(r.created_at).toISOString(),
+});
+
+export async function listEndpoints(db: DB, shopId: string): Promise<WebhookEndpoint[]> {
+  const rows = await db.selectFrom('webhook_endpoints').select(['id', 'url', 'events', 'active', 'created_at']).where('shop_id', '=', shopId).orderBy('position').execute();
+  return rows.map(toEndpoint);
+}
+
+/**
+ * Registers an endpoint: `{ url, events?, public_origin? }`. The first endpoint enables order
+ * webhooks for the shop (settings.order_webhooks_enabled, which publishes `signing_keys`) and
+ * creates its signing key.
+ */
+export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: Mode): Promise<WebhookEndpoint> {
+  const issues: Array<{ path: string; code: string; content: string }> = [];
+  const body = (input && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  if (!input || typeof input !== 'object' || Array.isArray(input)) issues.push({ path: '$', code: 'invalid_type', content: 'The body must be an object.' });
+  for (const k of Object.keys(body)) if (!['url', 'events', 'public_origin'].includes(k)) issues.push({ path: `$.${k}`, code: 'unrecognized_key', content: `Unknown field ${k}.` });
+  const url = body.url;
+  if (typeof url !== 'string') issues.push({ path: '$.url', code: 'required', content: 'url is required (a string).' });
+  else {
+    const p = webhookUrlProblem(url, mode);
+    if (p) issues.push({ path: '$.url', code: 'invalid_url', content: `url ${p}.` });
+  }
+  let events: WebhookEvent[] = [...WEBHOOK_EVENTS];
+  if (body.events !== undefined) {
+    if (!Array.isArray(body.events) || !body.events.length || body.events.some((e) => !WEBHOOK_EVENTS.includes(e as WebhookEvent))) {
+      issues.push({ path: '$.events', code: 'invalid_events', content: `events must be a non-empty subset of ${WEBHOOK_EVENTS.join(', ')}.` });
+    } else events = [...new Set(body.events as WebhookEvent[])];
+  }
+  const origin = body.public_origin;
+  if (origin !== undefined) {
+    const p = typeof origin === 'string' ? originProblem(origin, mode) : 'must be a string';
+    if (p) issues.push({ path: '$.public_origin', code: 'invalid_origin', content: `public_origin ${p}.` });
+  }
+  if (issues.length) throw new InvalidRequest('validation_failed', issues.map((i) => `${i.path}: ${i.content}`).join('; '), issues);
+
+  const endpoint = await db.transaction().execute(async (tx) => {
+    const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow();
+    if (Number(count.n) >= MAX_ENDPOINTS_PER_SHOP) {
+      throw new InvalidRequest('validation_failed', `At most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints per shop.`, [{ path: '$.url', code: 'too_many_endpoints', content: `At most ${MAX_ENDPOINTS_PER_SHOP} endpoints.` }]);
+    }
+    const row = await tx
+      .insertInto('webhook_endpoints')
+      .values({ id: `whe_${randomUUID().replace(/-/g, '').slice(0, 20)}`, shop_id: shop.id, url: url as string, events: JSON.stringify(events) })
+      .returning(['id', 'url', 'events', 'active', 'created_at'])
+      .executeTakeFirstOrThrow();
+    const extra = typeof origin === 'string' ? JSON.stringify({ webhooks_public_origin: origin.replace(/\/$/, '') }) : '{}';
+    await tx
+      .updateTable('shops')
+      .set({
+        settings: sql`settings || jsonb_build_object('order_webhooks_enabled', true, 'extra', coalesce(settings->'extra', '{}'::jsonb) || ${extra}::jsonb)`,
+      } as never)
+      .where('id', '=', shop.id)
+      .execute();
+    return toEndpoint(row);
+  });
+  await ensureShopKey(db, shop.id);
+  forgetCachedShops();
+  return endpoint;
+}
+
+/**
+ * Removes an endpoint; its pending deliveries are marked failed. Removing the last endpoint turns
+ * order webhooks off (and `signing_keys` disappears from discovery; the keys themselves are kept).
+ */
+export async function deleteEndpoint(db: DB, shopId: string, id: string): Promise<boolean> {
+  const ok = await db.transaction().execute(async (tx) => {
+    const gone = await tx.deleteFrom('webhook_endpoints').where('shop_id', '=', shopId).where('id', '=', id).returning('id').executeTakeFirst();
+    if (!gone) return false;
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: 'endpoint deleted' })
+      .where('shop_id', '=', shopId)
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'pending')
+      .execute();
+    const left = await tx.selectFrom('webhook_endpoints').select('id').where('shop_id', '=', shopId).executeTakeFirst();
+    if (!left) {
+      await tx
+        .updateTable('shops')
+        .set({ settings: sql`settings || '{"order_webhooks_enabled": false}'::jsonb` } as never)
+        .where('id', '=', shopId)
+        .execute();
+    }
+    return true;
+  });
+  if (ok) forgetCachedShops();
+  return ok;
+}
+
+/* ------------------------------------------------------------------ outbox */
+
+export interface WebhookPayload<T = unknown> {
+  /** Event id (uuid), the same for every endpoint the event goes to. */
+  id: string;
+  type: WebhookEvent;
+  created_at: string;
+  shop_id: string;
+  data: { order: T };
+}
+
+/**
+ * Queues one delivery per active endpoint subscribed to `event`. Call it with the transaction that
+ * writes the order, so the order and its events commit (or roll back) together. No-op while the
+ * shop has order webhooks off.
+ */
+export async function enqueueOrderEvent(db: Exec, shop: Shop, event: WebhookEvent, order: { id: string }): Promise<number> {
+  if (!shop.settings.order_webhooks_enabled) return 0;
+  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'url', 'events']).where('shop_id', '=', shop.id).where('active', '=', true).execute();
+  const targets = endpoints.filter((e) => (e.events as unknown as string[]).includes(event));
+  if (!targets.length) return 0;
+  const payload: WebhookPayload = { id: randomUUID(), type: event, created_at: new Date().toISOString(), shop_id: shop.id, data: { order } };
+  const text = JSON.stringify(payload);
+  await db
+    .insertInto('webhook_deliveries')
+    .values(targets.map((t) => ({ id: randomUUID(), shop_id: shop.id, endpoint_id: t.id, url: t.url, event, payload: text, last_status: null, last_error: null, last_kid: null, delivered_at: null })))
+    .execute();
+  return targets.length;
+}
+
+export interface DeliveryLogEntry {
+  id: string;
+  endpoint_id: string;
+  url: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  kid: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  payload: unknown;
+}
+
+export async function listDeliveries(db: DB, shopId: string, o: { limit: number; after: number; status?: string }): Promise<{ deliveries: DeliveryLogEntry[]; next: number | null }> {
+  let q = db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('position', '>', o.after);
+  if (o.status) q = q.where('status', '=', o.status);
+  const rows = await q.orderBy('position').limit(o.limit + 1).execute();
+  const page = rows.slice(0, o.limit);
+  return {
+    deliveries: page.map((r) => ({
+      id: r.id,
+      endpoint_id: r.endpoint_id,
+      url: r.url,
+      event: r.event,
+      status: r.status as DeliveryLogEntry['status'],
+      attempts: r.attempts,
+      next_attempt_at: r.status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+      last_status: r.last_status,
+      last_error: r.last_error,
+      kid: r.last_kid,
+      created_at: new Date(r.created_at).toISOString(),
+      delivered_at: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
+      payload: JSON.parse(r.payload),
+    })),
+    next: rows.length > o.limit ? Number(page[page.length - 1].position) : null,
+  };
+}
+
+/* ------------------------------------------------------------------ worker */
+
+export interface WebhookWorkerOptions {
+  mode?: Mode;
+  /** Poll interval; env WEBHOOK_POLL_MS, default 1000. */
+  intervalMs?: number;
+  fetch?: typeof globalThis.fetch;
+  /** First retry delay, doubled per attempt (capped at maxDelayMs); env WEBHOOK_RETRY_BASE_MS, default 30 s. */
+  retryBaseMs?: number;
+  maxDelayMs?: number;
+  /** Attempts before a delivery is marked failed; env WEBHOOK_MAX_ATTEMPTS, default 12. */
+  maxAttempts?: number;
+  /** Per-attempt HTTP timeout; default 10 s. */
+  timeoutMs?: number;
+  /** A claimed delivery not finished within this is due again (process died); default timeout + 50 s. */
+  leaseMs?: number;
+  batchSize?: number;
+}
+
+interface Resolved {
+  mode: Mode;
+  intervalMs: number;
+  fetch: typeof globalThis.fetch;
+  retryBaseMs: number;
+  maxDelayMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  leaseMs: number;
+  batchSize: number;
+}
+
+const envNum = (name: string): number | undefined => {
+  const v = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(v) && v > 0 ? v : undefined;
+};
+
+function resolve(o: WebhookWorkerOptions): Resolved {
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  return {
+    mode: o.mode ?? (process.env.NODE_ENV === 'production' ? 'production' : 'development'),
+    intervalMs: o.intervalMs ?? envNum('WEBHOOK_POLL_MS') ?? 1000,
+    fetch: o.fetch ?? globalThis.fetch,
+    retryBaseMs: o.retryBaseMs ?? envNum('WEBHOOK_RETRY_BASE_MS') ?? 30_000,
+    maxDelayMs: o.maxDelayMs ?? 6 * 3600_000,
+    maxAttempts: o.maxAttempts ?? envNum('WEBHOOK_MAX_ATTEMPTS') ?? 12,
+    timeoutMs,
+    leaseMs: o.leaseMs ?? envNum('WEBHOOK_LEASE_MS') ?? timeoutMs + 50_000,
+    batchSize: o.batchSize ?? 10,
+  };
+}
+
+/** Delay before attempt n+1 after n failed attempts: base * 2^(n-1), capped, ±20 % jitter. */
+export function retryDelayMs(attempts: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const raw = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(raw * (0.8 + 0.4 * random()));
+}
+
+interface Claimed {
+  id: string;
+  shop_id: string;
+  url: string;
+  event: string;
+  payload: string;
+  attempts: number;
+}
+
+async function claimDue(db: DB, batch: number, leaseMs: number): Promise<Claimed[]> {
+  const { rows } = await sql<Claimed>`
+    update webhook_deliveries
+       set attempts = attempts + 1,
+           next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+     where id in (
+       select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now()
+        order by next_attempt_at
+        limit ${batch}
+        for update skip locked)
+       and status = 'pending'
+    returning id, shop_id, url, event, payload, attempts`.execute(db);
+  return rows;
+}
+
+export interface WebhookWorker {
+  /** One pass: claims due deliveries and attempts them; resolves with how many were attempted. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): WebhookWorker {
+  const o = resolve(options);
+  const stopping = new AbortController();
+  let current: Promise<number> | null = null;
+
+  const attempt = async (d: Claimed, shops: Map<string, Shop | null>): Promise<void> => {
+    let shop = shops.get(d.shop_id);
+    if (shop === undefined) {
+      shop = await findShopById(db, d.shop_id);
+      shops.set(d.shop_id, shop);
+    }
+    const finish = async (ok: boolean, status: number | null, error: string | null, kid: string | null) => {
+      const failed = !ok && d.attempts >= o.maxAttempts;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({
+          status: ok ? 'delivered' : failed ? 'failed' : 'pending',
+          last_status: status,
+          last_error: error,
+          last_kid: kid,
+          ...(ok ? { delivered_at: new Date() } : {}),
+          ...(!ok && !failed ? { next_attempt_at: new Date(Date.now() + retryDelayMs(d.attempts, o.retryBaseMs, o.maxDelayMs)) } : {}),
+        })
+        .where('id', '=', d.id)
+        .where('status', '=', 'pending')
+        .where('attempts', '=', d.attempts)
+        .execute();
+    };
+    if (!shop) return finish(false, null, 'shop not found', null);
+    let kid: string | null = null;
+    try {
+      const signer = await ensureShopKey(db, shop.id);
+      kid = signer.kid;
+      const body = Buffer.from(d.payload, 'utf8');
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        'Content-Digest': contentDigest(body),
+        'UCP-Agent': `profile="${shopPublicOrigin(shop, o.mode)}/.well-known/ucp"`,
+        'Webhook-Id': d.id,
+        'Webhook-Timestamp': String(Math.floor(Date.now() / 1000)),
+      };
+      Object.assign(headers, sign({ keyid: signer.kid, privateKey: signer.privateKey, components: WEBHOOK_COMPONENTS, created: Number(headers['Webhook-Timestamp']), message: { method: 'POST', url: d.url, headers } }));
+      const res = await o.fetch(d.url, {
+        method: 'POST',
+        headers: { ...headers, 'User-Agent': 'ucp-storefront-webhooks/1' },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(o.timeoutMs), stopping.signal]),
+      });
+      if (res.status >= 200 && res.status < 300) {
+        await res.body?.cancel().catch(() => {});
+        return finish(true, res.status, null, kid);
+      }
+      const text = await res.text().catch(() => '');
+      return finish(false, res.status, `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`, kid);
+    } catch (e) {
+      const err = e as Error;
+      const msg = stopping.signal.aborted ? 'aborted: server shutting down' : err.name === 'TimeoutError' ? `timeout after ${o.timeoutMs} ms` : `${err.message}${(err as { cause?: Error }).cause?.message ? ` (${(err as { cause?: Error }).cause!.message})` : ''}`;
+      return finish(false, null, msg.slice(0, 500), kid);
+    }
+  };
+
+  const runOnce = async (): Promise<number> => {
+    if (current) return current;
+    current = (async () => {
+      const claimed = await claimDue(db, o.batchSize, o.leaseMs);
+      const shops = new Map<string, Shop | null>();
+      await Promise.all(claimed.map((d) => attempt(d, shops).catch((e) => console.error('[webhooks] delivery bookkeeping failed', e))));
+      return claimed.length;
+    })().finally(() => (current = null));
+    return current;
+  };
+
+  const timer = setInterval(() => {
+    if (stopping.signal.aborted) return;
+    runOnce().catch((e) => console.error('[webhooks] worker pass failed', (e as Error).message));
+  }, o.intervalMs);
+  timer.unref();
+
+  return {
+    runOnce,
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await current?.catch(() => {});
+    },
+  };
+}
