@@ -10,6 +10,8 @@ import { createApp } from './app.ts';
 import { isEmpty, seedDemo } from './seed/demo.ts';
 import { seedAccounts } from './seed/accounts.ts';
 import { startCartPurge } from './core/carts.ts';
+import { startWebhookWorker } from './core/webhooks.ts';
+import { checkKeyEncryptionSecret } from './core/signing-keys.ts';
 
 export interface RunningServer {
   db: DB;
@@ -33,6 +35,9 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   });
   const port = (server.address() as AddressInfo).port;
   const stopPurge = startCartPurge(db);
+  // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* env for tests and ops.
+  checkKeyEncryptionSecret(config.mode);
+  const webhooks = startWebhookWorker(db, { mode: config.mode });
   return {
     db,
     config: { ...config, port },
@@ -40,6 +45,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     url: `http://${config.host}:${port}`,
     async close() {
       stopPurge();
+      await webhooks.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
     },

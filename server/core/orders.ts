@@ -12,6 +12,7 @@ import { loadVariants } from './catalog.ts';
 import { isAvailable } from './products.ts';
 import { findCustomer, parseOrThrow } from './customers.ts';
 import { randomToken } from '../oauth/crypto.ts';
+import { enqueueOrderEvent } from './webhooks.ts';
 
 export const MAX_ORDER_ITEMS = 100;
 export const MAX_QUANTITY = 999;
@@ -40,9 +41,22 @@ export interface OrderItem {
   total: number;
 }
 
+/**
+ * Order statuses and the changes allowed between them (PUT /3.0/orders/{id}); `fulfilled` and
+ * `cancelled` are final. Every change emits `order.updated` (docs/webhooks.md).
+ */
+export const ORDER_STATUSES = ['created', 'processing', 'fulfilled', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  created: ['processing', 'fulfilled', 'cancelled'],
+  processing: ['fulfilled', 'cancelled'],
+  fulfilled: [],
+  cancelled: [],
+};
+
 export interface Order {
   id: string;
-  status: 'created';
+  status: OrderStatus;
   customer_id: string;
   currency: string;
   items: OrderItem[];
@@ -105,27 +119,56 @@ export async function createOrder(db: DB, shop: Shop, input: unknown): Promise<O
     ...(req.note ? { note: req.note } : {}),
     created_at: new Date().toISOString(),
   };
-  await db
-    .insertInto('orders')
-    .values({
-      shop_id: shop.id,
-      id: order.id,
-      customer_id: order.customer_id,
-      status: order.status,
-      currency: order.currency,
-      items: JSON.stringify(order.items),
-      subtotal,
-      total: subtotal,
-      created_at: order.created_at,
-    })
-    .execute();
+  // The order and its webhook deliveries (order.created) commit together.
+  await db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('orders')
+      .values({
+        shop_id: shop.id,
+        id: order.id,
+        customer_id: order.customer_id,
+        status: order.status,
+        currency: order.currency,
+        items: JSON.stringify(order.items),
+        subtotal,
+        total: subtotal,
+        created_at: order.created_at,
+      })
+      .execute();
+    await enqueueOrderEvent(tx, shop, 'order.created', order);
+  });
   return order;
+}
+
+export const OrderStatusChange = z.strictObject({ status: z.enum(ORDER_STATUSES) });
+
+/**
+ * Changes an order's status following ORDER_TRANSITIONS; null when there is no such order. The same
+ * status again is a no-op (no event); a change that is not allowed throws InvalidRequest
+ * (`invalid_transition`). A change emits `order.updated` in the same transaction.
+ */
+export async function updateOrderStatus(db: DB, shop: Shop, id: string, input: unknown): Promise<Order | null> {
+  const req = parseOrThrow(OrderStatusChange, input);
+  return db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('orders').select([...COLS]).where('shop_id', '=', shop.id).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row) return null;
+    const order = toOrder(row);
+    if (order.status === req.status) return order;
+    if (!ORDER_TRANSITIONS[order.status].includes(req.status)) {
+      const content = `An order that is ${order.status} cannot become ${req.status}.`;
+      throw new InvalidRequest('validation_failed', `$.status: ${content}`, [{ path: '$.status', code: 'invalid_transition', content }]);
+    }
+    await tx.updateTable('orders').set({ status: req.status }).where('shop_id', '=', shop.id).where('id', '=', id).execute();
+    const updated = { ...order, status: req.status };
+    await enqueueOrderEvent(tx, shop, 'order.updated', updated);
+    return updated;
+  });
 }
 
 type Row = { id: string; status: string; customer_id: string; currency: string; items: unknown; subtotal: number; total: number; created_at: Date | string };
 const toOrder = (r: Row): Order => ({
   id: r.id,
-  status: r.status as 'created',
+  status: r.status as OrderStatus,
   customer_id: r.customer_id,
   currency: r.currency,
   items: r.items as OrderItem[],

@@ -14,7 +14,8 @@ import { findShopById } from '../core/shops.ts';
 import { StoredProduct } from '../core/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
 import { Conflict, createCustomer, findCustomer, listCustomers, parseOrThrow } from '../core/customers.ts';
-import { createOrder, findOrder, listOrders } from '../core/orders.ts';
+import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from '../core/webhooks.ts';
 import { authenticateBearer } from '../oauth/routes.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
 
@@ -33,6 +34,12 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   { method: 'GET', path: '/3.0/orders', scope: 'sales_read' },
   { method: 'GET', path: '/3.0/orders/{id}', scope: 'sales_read' },
   { method: 'POST', path: '/3.0/orders', scope: 'sales_write' },
+  { method: 'PUT', path: '/3.0/orders/{id}', scope: 'sales_write' },
+  // Order webhooks (docs/webhooks.md): store settings.
+  { method: 'GET', path: '/3.0/webhooks', scope: 'settings_read' },
+  { method: 'POST', path: '/3.0/webhooks', scope: 'settings_write' },
+  { method: 'DELETE', path: '/3.0/webhooks/{id}', scope: 'settings_write' },
+  { method: 'GET', path: '/3.0/webhooks/deliveries', scope: 'settings_read' },
 ];
 
 export class ApiError extends Error {
@@ -244,6 +251,38 @@ export function merchantRoutes() {
     const o = await createOrder(c.get('db'), c.get('merchant'), await readJson(c));
     c.header('Location', `${new URL(c.req.url).pathname}/${o.id}`);
     return c.json(o, 201);
+  });
+
+  // Status changes (the rule is in core/orders.ts); each change emits order.updated.
+  r.put(`${v}/orders/:id`, guard('sales_write'), async (c) => {
+    const o = await updateOrderStatus(c.get('db'), c.get('merchant'), c.req.param('id'), await readJson(c));
+    if (!o) throw new ApiError(404, 'not_found', `No order ${c.req.param('id')}.`);
+    return c.json(o);
+  });
+
+  // Order webhooks: endpoints and the delivery log (docs/webhooks.md).
+  r.get(`${v}/webhooks`, guard('settings_read'), async (c) => {
+    return c.json({ webhooks: await listEndpoints(c.get('db'), c.get('merchant').id) });
+  });
+
+  r.get(`${v}/webhooks/deliveries`, guard('settings_read'), async (c) => {
+    const { limit, after } = pageParams(c);
+    const status = c.req.query('status');
+    if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new ApiError(400, 'invalid_parameter', 'status must be pending, delivered or failed.');
+    const { deliveries, next } = await listDeliveries(c.get('db'), c.get('merchant').id, { limit, after, status });
+    return c.json({ deliveries, pagination: { limit, next_cursor: cursorOf(next) } });
+  });
+
+  r.post(`${v}/webhooks`, guard('settings_write'), async (c) => {
+    const w = await createEndpoint(c.get('db'), c.get('merchant'), await readJson(c), c.get('config').mode);
+    c.header('Location', `${new URL(c.req.url).pathname}/${w.id}`);
+    return c.json(w, 201);
+  });
+
+  r.delete(`${v}/webhooks/:id`, guard('settings_write'), async (c) => {
+    const ok = await deleteEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if (!ok) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
+    return c.body(null, 204);
   });
 
   // Anything else under the merchant prefix: the same envelope.
