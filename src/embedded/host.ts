@@ -44,7 +44,7 @@ export const EVENTS = {
   close: 'ucp:cart:close',
 } as const;
 
-const CSS = `dialog{padding:0;border:0;border-radius:12px;width:min(480px,calc(100vw - 2rem));height:min(760px,calc(100vh - 2rem));box-shadow:0 10px 40px #0005;color:CanvasText;background:Canvas}
+const CSS = /* css */ `dialog{padding:0;border:0;border-radius:12px;width:min(480px,calc(100vw - 2rem));height:min(760px,calc(100vh - 2rem));box-shadow:0 10px 40px #0005;color:CanvasText;background:Canvas}
 dialog[open]{display:flex;flex-direction:column}dialog::backdrop{background:#0006}
 header{display:flex;align-items:center;justify-content:space-between;padding:.5rem .75rem;border-bottom:1px solid #8884}
 h2{font:600 1rem system-ui,sans-serif;margin:0}button{font:inherit;cursor:pointer}

@@ -1,3 +1,6 @@
+/** @jsxRuntime classic */
+/** @jsx h */
+/** @jsxFrag Fragment */
 /**
  * The custom elements `<ucp-product>` and `<ucp-cart>`: a shadow root with adopted stylesheets and
  * a Preact tree. Attributes (all may change at run time):
@@ -8,12 +11,12 @@
  *   cart-id, mode="page", allowed-hosts   <ucp-cart> on the cart page (continue_url)
  *   color-scheme  light | dark (default: follow the system)
  */
-import { render } from 'preact';
+import { h, render, type VNode } from 'preact';
 import { effect } from '@preact/signals';
 import { storeFor, type Store } from '../state/store.ts';
 import { adoptStyles } from '../views/styles.ts';
-import { ProductView } from '../views/product.tsx';
-import { CartView } from '../views/cart.tsx';
+import { loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
+import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
 import type { Cart } from '../wire/cart.ts';
 import { startPage, type PageSession } from './mode.ts';
 
@@ -38,6 +41,8 @@ abstract class UcpElement extends HTMLElement {
   protected uid = `u${++n}`;
   protected store!: Store;
   private langObserver?: MutationObserver;
+  /** Stops the current view's effects (its render effect and any others `mount` started). */
+  protected stop?: () => void;
 
   constructor() {
     super();
@@ -57,7 +62,27 @@ abstract class UcpElement extends HTMLElement {
 
   disconnectedCallback() {
     this.langObserver?.disconnect();
+    this.unmount();
     render(null, this.root);
+  }
+
+  /**
+   * Renders `view` now and again whenever a signal it read while rendering changes: the views read
+   * `.value` of the store's and their own signals, and this effect is what re-renders them (host.js
+   * uses the signals' core API, not the Preact auto-tracking integration, see docs/host-js.md).
+   */
+  protected show(view: () => VNode, after?: () => void) {
+    this.stop?.();
+    this.stop = effect(() => {
+      render(view(), this.root);
+      after?.();
+    });
+  }
+
+  /** Stops re-rendering and drops the view's state (a reconnected element starts afresh). */
+  protected unmount() {
+    this.stop?.();
+    this.stop = undefined;
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null) {
@@ -82,33 +107,56 @@ abstract class UcpElement extends HTMLElement {
 }
 
 export class UcpProduct extends UcpElement {
+  private ui?: ProductUi;
+  private stopLoad?: () => void;
+
   protected mount() {
     const id = this.getAttribute('product-id');
     if (!id) return;
+    const store = this.store;
+    const ui = (this.ui ??= productUi());
     this.store.product(id); // start the request before the first render
-    render(
-      <ProductView
-        store={this.store}
-        productId={id}
-        uid={this.uid}
-        onAdded={(detail) => this.dispatchEvent(new CustomEvent('ucp:cart:add', { detail, bubbles: true, composed: true }))}
-      />,
-      this.root,
+    let marked: unknown = null;
+    this.show(
+      () => (
+        <ProductView
+          store={store}
+          ui={ui}
+          uid={this.uid}
+          onAdded={(detail) => this.dispatchEvent(new CustomEvent('ucp:cart:add', { detail, bubbles: true, composed: true }))}
+        />
+      ),
+      () => {
+        // Performance mark for docs/benchmarks.md: the first moment the widget can take input.
+        const p = ui.product.peek();
+        if (p && p !== marked) performance.mark?.('ucp:product:interactive');
+        marked = p;
+      },
     );
+    // (Re)load when the product id, the language or the currency changes.
+    this.stopLoad?.();
+    this.stopLoad = effect(() => loadProduct(store, id, ui));
     this.store.load();
+  }
+
+  protected override unmount() {
+    super.unmount();
+    this.stopLoad?.();
+    this.stopLoad = this.ui = undefined;
   }
 }
 
 export class UcpCart extends UcpElement {
   session: PageSession | null = null;
   private stopEvents?: () => void;
+  private ui?: CartUi;
 
   protected mount() {
     const page = this.getAttribute('mode') === 'page';
     const id = this.getAttribute('cart-id');
     if (page && id) this.store.pin(id);
-    const draw = (onCheckout?: (cart: Cart) => void) =>
-      render(<CartView store={this.store} uid={this.uid} page={page} onCheckout={onCheckout} />, this.root);
+    const ui = (this.ui ??= cartUi());
+    const draw = (onCheckout?: (cart: Cart) => void) => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} onCheckout={onCheckout} />);
     // Re-emit cart changes as DOM events for the page (analytics, agents).
     this.stopEvents?.();
     let first = true;
@@ -126,6 +174,11 @@ export class UcpCart extends UcpElement {
       this.session = session;
       draw(session?.checkout);
     });
+  }
+
+  protected override unmount() {
+    super.unmount();
+    this.ui = undefined;
   }
 }
 

@@ -1,16 +1,33 @@
+/** @jsxRuntime classic */
+/** @jsx h */
+/** @jsxFrag Fragment */
 /**
  * `<ucp-cart>`'s UI. Widget mode: a cart button opening a modal `<dialog>` (focus moves in, is
  * trapped by the modal, and returns to the button on close). Page mode (the cart page at
  * `continue_url`, framed or not): the same body inline. Lines with quantity steppers and remove,
  * discount codes with the server's accept/reject message, totals, messages, checkout.
  */
-import { useRef, useState } from 'preact/hooks';
+import { h, Fragment, createRef } from 'preact';
+import { signal } from '@preact/signals';
 import type { Cart } from '../wire/cart.ts';
 import { money, type Store } from '../state/store.ts';
 import { t } from './i18n.ts';
 
+/**
+ * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
+ * `effect`, so every signal read while rendering is a dependency, see src/host/elements.tsx).
+ */
+export const cartUi = () => ({
+  code: signal(''),
+  codeMsg: signal<{ text: string; bad: boolean } | null>(null),
+  dialog: createRef<HTMLDialogElement>(),
+  opener: createRef<HTMLButtonElement>(),
+});
+export type CartUi = ReturnType<typeof cartUi>;
+
 export interface CartProps {
   store: Store;
+  ui: CartUi;
   uid: string;
   page?: boolean;
   /** Embedded mode: checkout is handed to the host (`ep.cart.complete`) instead of navigating. */
@@ -19,17 +36,19 @@ export interface CartProps {
 
 const CODE_RE = /^\$\.discounts\.codes\[(\d+)\]/;
 
-function CartBody({ store, uid, onCheckout }: CartProps) {
+function CartBody({ store, ui, uid, onCheckout }: CartProps) {
   const lang = store.lang.value;
   const cart = store.cart.value;
   const busy = store.busy.value;
-  const [code, setCode] = useState('');
-  const [codeMsg, setCodeMsg] = useState<{ text: string; bad: boolean } | null>(null);
+  const code = ui.code.value;
+  const codeMsg = ui.codeMsg.value;
+  const setCode = (v: string) => (ui.code.value = v);
+  const setCodeMsg = (v: { text: string; bad: boolean }) => (ui.codeMsg.value = v);
   const fmt = (n: number) => money(n, cart?.currency ?? 'USD', lang);
 
   async function apply(e: Event) {
     e.preventDefault();
-    const c = code.trim();
+    const c = ui.code.value.trim();
     if (!c) return;
     const r = await store.applyCode(c);
     if (!r.ok) return setCodeMsg({ text: r.messages.map((m) => m.content).join(' '), bad: true });
@@ -166,10 +185,9 @@ function trap(e: KeyboardEvent) {
 }
 
 export function CartView(props: CartProps) {
-  const { store, uid, page } = props;
+  const { store, uid, page, ui } = props;
   const lang = store.lang.value;
-  const dialog = useRef<HTMLDialogElement>(null);
-  const opener = useRef<HTMLButtonElement>(null);
+  const { dialog, opener } = ui;
   const count = store.cart.value?.line_items.reduce((n, l) => n + l.quantity, 0) ?? 0;
   const live = (
     <div class="sr" aria-live="polite" aria-atomic="true">

@@ -1,8 +1,12 @@
+/** @jsxRuntime classic */
+/** @jsx h */
+/** @jsxFrag Fragment */
 /**
  * The customization picker, built from `variant.metadata.customizations`: text fields with length
  * counters, single-choice (radio) and multi-choice (checkbox, min/max) groups, required markers,
  * price modifiers and inline errors keyed by customization id (from the server's message paths).
  */
+import { h } from 'preact';
 import type { CustomizationDef } from '../wire/catalog.ts';
 import type { Price } from '../wire/common.ts';
 import { money } from '../state/store.ts';

@@ -1,5 +1,9 @@
+/** @jsxRuntime classic */
+/** @jsx h */
+/** @jsxFrag Fragment */
 /** `<ucp-product>`'s UI: image, price, variant picker, customization picker, quantity, add to cart. */
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { h, createRef } from 'preact';
+import { batch, signal } from '@preact/signals';
 import type { Product } from '../wire/catalog.ts';
 import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
@@ -7,46 +11,66 @@ import { money, type Store } from '../state/store.ts';
 import { entries, modifiers, Picker, type Values } from './customize.tsx';
 import { t } from './i18n.ts';
 
+/**
+ * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
+ * `effect`, so every signal read while rendering is a dependency, see src/host/elements.tsx).
+ */
+export const productUi = () => ({
+  product: signal<Product | null>(null),
+  failure: signal<Message[]>([]),
+  variantId: signal(''),
+  values: signal<Values>({}),
+  qty: signal(1),
+  errors: signal<Record<string, string>>({}),
+  status: signal(''),
+  busy: signal(false),
+  root: createRef<HTMLFormElement>(),
+});
+export type ProductUi = ReturnType<typeof productUi>;
+
+/**
+ * Loads the product for the current locale into `ui` (re-run by the element's effect when the
+ * product id, language or currency changes); the returned function cancels a pending answer.
+ */
+export function loadProduct(store: Store, productId: string, ui: ProductUi) {
+  let live = true;
+  store.product(productId).then((r) => {
+    if (!live) return;
+    batch(() => {
+      if (r.ok) {
+        const cur = ui.variantId.value;
+        ui.product.value = r.data;
+        ui.failure.value = [];
+        ui.variantId.value = r.data.variants.some((v) => v.id === cur) ? cur : (r.data.variants.find((v) => v.availability.available) ?? r.data.variants[0]).id;
+      } else ui.failure.value = r.messages;
+    });
+  });
+  return () => {
+    live = false;
+  };
+}
+
 export interface ProductProps {
   store: Store;
-  productId: string;
+  ui: ProductUi;
   uid: string;
   /** Told after a successful add (the element re-emits it as a DOM event). */
   onAdded?(detail: { variantId: string; quantity: number }): void;
 }
 
-export function ProductView({ store, productId, uid, onAdded }: ProductProps) {
+export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   const lang = store.lang.value;
-  const currency = store.currency.value;
-  const [product, setProduct] = useState<Product | null>(null);
-  const [failure, setFailure] = useState<Message[]>([]);
-  const [variantId, setVariantId] = useState('');
-  const [values, setValues] = useState<Values>({});
-  const [qty, setQty] = useState(1);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [status, setStatus] = useState('');
-  const [busy, setBusy] = useState(false);
-  const root = useRef<HTMLFormElement>(null);
-
-  useEffect(() => {
-    let live = true;
-    store.product(productId).then((r) => {
-      if (!live) return;
-      if (r.ok) {
-        setProduct(r.data);
-        setFailure([]);
-        setVariantId((cur) => (r.data.variants.some((v) => v.id === cur) ? cur : (r.data.variants.find((v) => v.availability.available) ?? r.data.variants[0]).id));
-      } else setFailure(r.messages);
-    });
-    return () => {
-      live = false;
-    };
-  }, [productId, lang, currency]);
-
-  useLayoutEffect(() => {
-    // Performance mark for docs/benchmarks.md: the first moment the widget can take input.
-    if (product) performance.mark?.('ucp:product:interactive');
-  }, [product]);
+  const product = ui.product.value;
+  const failure = ui.failure.value;
+  const variantId = ui.variantId.value;
+  const values = ui.values.value;
+  const qty = ui.qty.value;
+  const errors = ui.errors.value;
+  const status = ui.status.value;
+  const busy = ui.busy.value;
+  const root = ui.root;
+  const set = <T,>(s: { value: T }) => (v: T) => (s.value = v);
+  const [setVariantId, setValues, setQty, setErrors, setStatus, setBusy] = [set(ui.variantId), set(ui.values), set(ui.qty), set(ui.errors), set(ui.status), set(ui.busy)];
 
   if (!product) {
     return (

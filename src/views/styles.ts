@@ -3,7 +3,7 @@
  * style attributes, so host.js runs under `style-src 'self'`. Theme with the `--ucp-*` custom
  * properties on the element (they inherit into the shadow root) and with `::part(...)`.
  */
-const CSS = `
+const CSS = /* css */ `
 :host{display:block;color-scheme:light dark;font:var(--ucp-font,15px/1.45 system-ui,sans-serif);color:var(--ucp-fg,light-dark(#1b1d21,#eceef2));
 --b:var(--ucp-bg,light-dark(#fff,#17191d));--a:var(--ucp-accent,light-dark(#1f4fd1,#8fb0ff));--at:var(--ucp-accent-fg,light-dark(#fff,#0b1020));
 --m:var(--ucp-muted,light-dark(#555b66,#aab0bb));--l:var(--ucp-border,light-dark(#c9ced6,#4a505a));--e:var(--ucp-error,light-dark(#b3261e,#ffb4ab));--r:var(--ucp-radius,8px)}
