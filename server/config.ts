@@ -10,6 +10,11 @@ export interface Config {
   trustProxy: boolean;
   /** development seeds demo users/apps and accepts loopback http profile URLs; production never does. */
   mode: 'development' | 'production';
+  /**
+   * Accept `http:` platform profile URLs on loopback hosts (localhost, *.localhost, 127.0.0.0/8, ::1)
+   * for local development (docs/access.md). UCP_ALLOW_INSECURE_PROFILE_URLS=1; always off in production.
+   */
+  allowInsecureProfileUrls: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -20,5 +25,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
+    allowInsecureProfileUrls: env.NODE_ENV !== 'production' && (env.UCP_ALLOW_INSECURE_PROFILE_URLS === '1' || env.UCP_ALLOW_INSECURE_PROFILE_URLS === 'true'),
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
+import { platformProfile, serveProfiles } from './support/platform.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -246,6 +247,8 @@ describe('bad input on the REST transport', () => {
   });
 
   it('parses UCP-Agent as an RFC 8941 dictionary and rejects a malformed one', async () => {
+    // A well-formed header makes the server fetch the profile (docs/access.md): serve one.
+    serveProfiles({ 'https://agent.example/.well-known/ucp': platformProfile() });
     const ok = await search({ query: 'mug' }, 'demo.localhost', { 'ucp-agent': 'profile="https://agent.example/.well-known/ucp"' });
     expect(ok.status).toBe(200);
     const bad = await search({ query: 'mug' }, 'demo.localhost', { 'ucp-agent': 'profile=https://no-quotes' });

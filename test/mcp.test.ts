@@ -12,6 +12,7 @@ import { expectUcpValid } from './support/ucp-schemas.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';
 import { cartResult } from '../server/mcp/tools.ts';
 import { McpProtocolError } from '../server/mcp/errors.ts';
+import { platformProfile, serveProfiles } from './support/platform.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -20,6 +21,8 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const PROFILE = 'https://platform.example/.well-known/ucp';
+// Every tools/call names PROFILE, which the server fetches and validates (docs/access.md): serve it.
+serveProfiles({ [PROFILE]: platformProfile() });
 const meta = (extra: Record<string, unknown> = {}) => ({ 'ucp-agent': { profile: PROFILE }, ...extra });
 const JSON_ONLY = { accept: 'application/json' };
 const TOOL_NAMES = ['cancel_cart', 'create_cart', 'get_cart', 'get_product', 'lookup_catalog', 'search_catalog', 'update_cart'];

@@ -2,6 +2,7 @@
 import type { DB } from '../db/index.ts';
 import type { Config } from '../config.ts';
 import type { Shop } from '../core/types.ts';
+import type { AccessContext } from './authenticate.ts';
 
 export interface AppVariables {
   db: DB;
@@ -12,6 +13,8 @@ export interface AppVariables {
   hostname: string;
   /** The storefront the Host names, or null for the platform's own address. */
   shop: Shop | null;
+  /** Tier, platform profile and negotiated capabilities of a UCP REST operation (server/ucp/access.ts). */
+  access?: AccessContext;
 }
 
 export type AppEnv = { Variables: AppVariables };

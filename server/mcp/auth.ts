@@ -1,74 +1,59 @@
 /**
- * Who may call the MCP tools of a shop. One function, so the access tiers (channel API keys, later)
- * plug in here without touching the tools:
+ * Who may call the MCP tools of a shop: the same access tiers as REST (docs/access.md), through the
+ * transport-neutral `authenticate` in server/http/authenticate.ts.
  *
- * - A credential (`Authorization: Bearer <key>` or `X-API-Key: <key>`) is checked by
- *   `verifyChannelKey`. No channel keys are issued yet, so a presented credential is refused (401,
- *   JSON-RPC -32000 `invalid_credentials`) rather than silently downgraded to anonymous.
- * - With no credential, the anonymous tier applies when the shop allows it:
- *   `settings.extra.mcp_access.anonymous` (default `true`; the demo shop allows all seven tools).
- *   `settings.extra.mcp_access.anonymous_tools` may narrow the tools open to anonymous callers.
+ * - The platform profile is `arguments.meta["ucp-agent"].profile` (required on every tools/call;
+ *   missing or not https → -32001 `invalid_profile_url`).
+ * - A channel API key (`Authorization: Bearer` / `X-API-Key`) → token tier; RFC 9421 signature
+ *   headers over the HTTP POST (`@method @authority @path`, `content-digest content-type`, and
+ *   `ucp-agent` / `idempotency-key` when those headers are sent) → signed tier; nothing → anonymous.
+ * - The shop's policy (`settings.extra.access`) decides which tier may call which tool.
+ * - Refusals are JSON-RPC errors with the HTTP status of the REST twin: -32001 discovery/version,
+ *   -32000 auth/signature/403, -32600 digest_mismatch/algorithm_unsupported.
+ *   `capabilities_incompatible` is a tool result (a UCP error envelope), not an error.
  */
-import type { Shop } from '../core/types.ts';
-import { McpProtocolError, RPC } from './errors.ts';
+import type { Config } from '../config.ts';
+import { isOperation, type OperationName } from '../core/access-policy.ts';
+import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompatible, type AccessContext } from '../http/authenticate.ts';
+import { incompatibleBody } from '../ucp/access.ts';
+import { McpProtocolError } from './errors.ts';
+import { readCallMeta } from './meta.ts';
+import type { ToolContext } from './tools.ts';
 
-export interface McpPrincipal {
-  tier: 'anonymous' | 'channel';
-  /** Tools this caller may use; `undefined` = all. */
-  tools?: ReadonlySet<string>;
-  channelId?: string;
+export interface McpAuthContext extends ToolContext {
+  config: Config;
+  /** The HTTP request carrying the JSON-RPC message(s): headers, URL path/query and raw body. */
+  headers: Headers;
+  url: string;
+  rawBody: string;
 }
 
-type HeaderGetter = (name: string) => string | null | undefined;
+export type McpAccess =
+  | { kind: 'ok'; access: AccessContext }
+  | { kind: 'incompatible'; body: Record<string, unknown> }
+  /** Not a UCP tool: callTool answers (unknown_tool / tool_renamed). */
+  | { kind: 'none' };
 
-interface AccessSettings {
-  anonymous?: boolean;
-  anonymous_tools?: string[];
-}
-
-/** Channel API key lookup. Replaced by the access-tier feature; until then no key is valid. */
-export let verifyChannelKey: (shop: Shop, key: string) => Promise<{ channelId: string; tools?: string[] } | null> = async () => null;
-
-/** Test/feature hook for installing the real key verifier. */
-export function setChannelKeyVerifier(fn: typeof verifyChannelKey): void {
-  verifyChannelKey = fn;
-}
-
-function presentedKey(header: HeaderGetter): string | undefined {
-  const auth = header('authorization')?.trim();
-  if (auth) {
-    const m = /^Bearer\s+(\S+)$/i.exec(auth);
-    if (!m) throw unauthorized('invalid_credentials', 'Authorization must be `Bearer <channel API key>`.');
-    return m[1];
-  }
-  const apiKey = header('x-api-key')?.trim();
-  return apiKey || undefined;
-}
-
-function unauthorized(code: string, content: string): McpProtocolError {
-  return new McpProtocolError(RPC.server, 401, { code, content });
-}
-
-export async function authorizeMcp(shop: Shop, header: HeaderGetter): Promise<McpPrincipal> {
-  const key = presentedKey(header);
-  if (key !== undefined) {
-    const channel = await verifyChannelKey(shop, key);
-    if (!channel) throw unauthorized('invalid_credentials', 'The API key is not valid for this shop.');
-    return { tier: 'channel', channelId: channel.channelId, ...(channel.tools ? { tools: new Set(channel.tools) } : {}) };
-  }
-  const access = (shop.settings.extra?.mcp_access ?? {}) as AccessSettings;
-  if (access.anonymous === false) {
-    throw unauthorized('identity_required', 'This shop requires a channel API key (Authorization: Bearer or X-API-Key) for MCP.');
-  }
-  return { tier: 'anonymous', ...(access.anonymous_tools ? { tools: new Set(access.anonymous_tools) } : {}) };
-}
-
-/** Refuses a tool the principal's tier does not include (403, -32000 `insufficient_scope`). */
-export function assertToolAllowed(principal: McpPrincipal, tool: string): void {
-  if (principal.tools && !principal.tools.has(tool)) {
-    throw new McpProtocolError(RPC.server, 403, {
-      code: 'insufficient_scope',
-      content: `The ${principal.tier} tier may not call ${tool}.`,
+export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unknown): Promise<McpAccess> {
+  if (!isOperation(tool)) return { kind: 'none' };
+  const meta = readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: allowInsecureProfiles(ctx.config) });
+  const url = new URL(ctx.url);
+  try {
+    const access = await authenticate({
+      db: ctx.db,
+      config: ctx.config,
+      shop: ctx.shop,
+      operation: tool as OperationName,
+      profileUrl: meta.profile,
+      method: 'POST',
+      url: `${ctx.origin}${url.pathname}${url.search}`,
+      headers: ctx.headers,
+      body: async () => ctx.rawBody,
     });
+    return { kind: 'ok', access };
+  } catch (e) {
+    if (e instanceof AccessDenied) throw new McpProtocolError(e.rpcCode, e.status, { code: e.code, content: e.message });
+    if (e instanceof CapabilitiesIncompatible) return { kind: 'incompatible', body: incompatibleBody(e, tool as OperationName, ctx.origin) };
+    throw e;
   }
 }

@@ -10,6 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
+import { allowInsecureProfiles } from '../http/authenticate.ts';
 
 export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   const shop = c.get('shop');
@@ -42,8 +43,12 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       shop,
       origin: c.get('origin'),
       acceptLanguage: c.req.header('accept-language'),
-      allowLoopbackHttp: config.mode === 'development',
+      allowLoopbackHttp: allowInsecureProfiles(config),
       header: (name) => c.req.header(name),
+      config,
+      headers: c.req.raw.headers,
+      url: c.req.url,
+      rawBody: text,
     });
   });
   app.all('/', () => mcpMethodNotAllowed());

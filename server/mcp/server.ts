@@ -21,7 +21,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../version.ts';
 import { isUnavailable } from '../http/errors.ts';
-import { authorizeMcp, assertToolAllowed } from './auth.ts';
+import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import { callTool, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
@@ -29,7 +29,7 @@ import { callTool, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
 
-export interface McpRequestContext extends ToolContext {
+export interface McpRequestContext extends McpAuthContext {
   /** Request headers, for auth. */
   header(name: string): string | undefined;
 }
@@ -67,9 +67,11 @@ function buildServer(): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = stateOf(extra as never);
     try {
-      const principal = await authorizeMcp(state.ctx.shop, state.ctx.header);
-      assertToolAllowed(principal, request.params.name);
-      return await callTool(state.ctx, request.params.name, request.params.arguments);
+      // Access tier, platform profile and negotiation (docs/access.md); then the tool itself.
+      const auth = await authorizeMcp(state.ctx, request.params.name, request.params.arguments);
+      if (auth.kind === 'incompatible') return { content: [{ type: 'text' as const, text: JSON.stringify(auth.body) }], structuredContent: auth.body };
+      const ctx: ToolContext = auth.kind === 'ok' ? { ...state.ctx, negotiated: auth.access.negotiated } : state.ctx;
+      return await callTool(ctx, request.params.name, request.params.arguments);
     } catch (e) {
       if (e instanceof McpProtocolError) throw record(state, e);
       if (isUnavailable(e)) {

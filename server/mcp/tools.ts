@@ -28,8 +28,10 @@ export interface ToolContext {
   /** Public origin of the storefront, e.g. `http://demo.localhost:8080`. */
   origin: string;
   acceptLanguage?: string;
-  /** Accept `http://` profile URLs on loopback hosts (development mode only). */
+  /** Accept `http://` profile URLs on loopback hosts (config allowInsecureProfileUrls; never in production). */
   allowLoopbackHttp: boolean;
+  /** Capabilities negotiated with the calling platform (default: all of ours). */
+  negotiated?: ReadonlySet<string>;
 }
 
 /** The exact REST body a tool call produced (becomes `structuredContent`). */
@@ -90,6 +92,7 @@ function opContext(ctx: ToolContext, meta: CallMetaValues): OperationContext {
     origin: ctx.origin,
     ...(ctx.acceptLanguage ? { acceptLanguage: ctx.acceptLanguage } : {}),
     ...(meta.idempotencyKey ? { idempotencyKey: meta.idempotencyKey } : {}),
+    ...(ctx.negotiated ? { negotiated: ctx.negotiated } : {}),
   };
 }
 
@@ -156,7 +159,7 @@ const DEFS: ToolDef[] = [
         const req = validate(SearchRequest, args.catalog);
         const { locale, messages } = localeFor(ctx, req.context);
         const result = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-        return withMessages({ ucp: responseMeta('search'), ...result }, messages);
+        return withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, messages);
       }),
   },
   {
@@ -174,7 +177,7 @@ const DEFS: ToolDef[] = [
         const req = validate(LookupRequest, args.catalog);
         const { locale, messages } = localeFor(ctx, req.context);
         const result = await lookupCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-        return withMessages({ ucp: responseMeta('lookup'), products: result.products }, [...messages, ...result.messages]);
+        return withMessages({ ucp: responseMeta('lookup', ctx.negotiated), products: result.products }, [...messages, ...result.messages]);
       }),
   },
   {
@@ -194,9 +197,9 @@ const DEFS: ToolDef[] = [
         const { locale, messages } = localeFor(ctx, req.context);
         try {
           const product = await getProduct(ctx.db, ctx.shop, req, locale, ctx.origin);
-          return withMessages({ ucp: responseMeta('lookup'), product }, messages);
+          return withMessages({ ucp: responseMeta('lookup', ctx.negotiated), product }, messages);
         } catch (e) {
-          if (e instanceof BusinessError) return errorResponse(e, responseMeta('lookup').capabilities, `${ctx.origin}/`) as unknown as Body;
+          if (e instanceof BusinessError) return errorResponse(e, responseMeta('lookup', ctx.negotiated).capabilities, `${ctx.origin}/`) as unknown as Body;
           throw e;
         }
       }),

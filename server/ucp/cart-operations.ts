@@ -21,6 +21,8 @@ export interface OperationContext {
   origin: string;
   acceptLanguage?: string;
   idempotencyKey?: string;
+  /** Capabilities negotiated with the calling platform (default: all of ours). */
+  negotiated?: Iterable<string>;
 }
 
 export interface OperationResult {
@@ -30,22 +32,22 @@ export interface OperationResult {
 
 type Exec = DB;
 
-/** The `ucp` block of cart responses: version, cart + discount capabilities, embedded binding. */
-export function cartMeta() {
+/** The `ucp` block of cart responses: version, negotiated cart (+ discount) capabilities, embedded binding. */
+export function cartMeta(negotiated?: Iterable<string>) {
   return {
     version: UCP_VERSION,
     services: { 'dev.ucp.shopping': [{ version: UCP_VERSION, transport: 'embedded', config: { delegate: [] as string[] } }] },
-    capabilities: responseMeta('cart').capabilities,
+    capabilities: responseMeta('cart', negotiated).capabilities,
   };
 }
 
 function cartBody(ctx: OperationContext, record: CartRecord, messages: Message[] = []): Cart {
-  return { ucp: cartMeta(), ...renderCart(record, ctx.shop, ctx.origin, messages) };
+  return { ucp: cartMeta(ctx.negotiated), ...renderCart(record, ctx.shop, ctx.origin, messages) };
 }
 
 function errorBody(ctx: OperationContext, messages: Message[]): ErrorResponse {
   return {
-    ucp: { version: UCP_VERSION, status: 'error', capabilities: responseMeta('cart').capabilities },
+    ucp: { version: UCP_VERSION, status: 'error', capabilities: responseMeta('cart', ctx.negotiated).capabilities },
     messages,
     continue_url: `${ctx.origin}/`,
   };

@@ -7,7 +7,6 @@ import type { AppEnv } from '../http/env.ts';
 import { readJson } from '../http/body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { ProtocolFailure } from '../http/errors.ts';
-import { parseUcpAgent } from '../http/ucp-agent.ts';
 import { shopOf } from './guard.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-operations.ts';
 
@@ -15,7 +14,8 @@ import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationCont
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 function opContext(c: Context<AppEnv>): OperationContext {
-  parseUcpAgent(c.req.header('ucp-agent'));
+  // UCP-Agent, the access tier and negotiation were handled by the access middleware (server/ucp/access.ts).
+  const negotiated = c.get('access')?.negotiated;
   const key = c.req.header('idempotency-key');
   if (key !== undefined && !IDEMPOTENCY_KEY_RE.test(key)) {
     throw new ProtocolFailure(400, {
@@ -29,6 +29,7 @@ function opContext(c: Context<AppEnv>): OperationContext {
     origin: c.get('origin'),
     acceptLanguage: c.req.header('accept-language'),
     ...(key !== undefined ? { idempotencyKey: key } : {}),
+    ...(negotiated ? { negotiated } : {}),
   };
 }
 

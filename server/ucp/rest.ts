@@ -11,9 +11,9 @@ import { resolveLocale, type RequestContext } from '../core/localize.ts';
 import { BusinessError } from '../core/errors.ts';
 import { readBody } from '../http/body.ts';
 import { errorResponse, methodNotAllowed } from '../http/errors.ts';
-import { parseUcpAgent } from '../http/ucp-agent.ts';
 import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from './profile.ts';
+import { negotiatedOf, ucpAccess } from './access.ts';
 
 /** Resolves language/currency for a request; unsupported values become warnings. */
 export function localeFor(c: Context<AppEnv>, context: RequestContext | undefined, contextPath = '$.context') {
@@ -30,11 +30,9 @@ function withMessages<T extends object>(body: T, messages: Message[]): T & { mes
 export function ucpRestRoutes() {
   const app = new Hono<AppEnv>();
 
-  // Parse (and so validate) UCP-Agent on every call; negotiation builds on it.
-  app.use('*', async (c, next) => {
-    parseUcpAgent(c.req.header('ucp-agent'));
-    await next();
-  });
+  // Access tier, UCP-Agent profile and capability negotiation for every operation (docs/access.md);
+  // registered with '*', so it also covers the cart routes mounted beside these.
+  app.use('*', ucpAccess());
 
   app.get('/', (c) =>
     c.json({
@@ -51,14 +49,14 @@ export function ucpRestRoutes() {
     const req = await readBody(c, SearchRequest);
     const { locale, messages } = localeFor(c, req.context);
     const result = await searchCatalog(c.get('db'), shopOf(c), req, locale, c.get('origin'));
-    return c.json(withMessages({ ucp: responseMeta('search'), ...result }, messages));
+    return c.json(withMessages({ ucp: responseMeta('search', negotiatedOf(c)), ...result }, messages));
   });
 
   app.post('/catalog/lookup', async (c) => {
     const req = await readBody(c, LookupRequest);
     const { locale, messages } = localeFor(c, req.context);
     const result = await lookupCatalog(c.get('db'), shopOf(c), req, locale, c.get('origin'));
-    return c.json(withMessages({ ucp: responseMeta('lookup'), products: result.products }, [...messages, ...result.messages]));
+    return c.json(withMessages({ ucp: responseMeta('lookup', negotiatedOf(c)), products: result.products }, [...messages, ...result.messages]));
   });
 
   app.post('/catalog/product', async (c) => {
@@ -66,9 +64,9 @@ export function ucpRestRoutes() {
     const { locale, messages } = localeFor(c, req.context);
     try {
       const product = await getProduct(c.get('db'), shopOf(c), req, locale, c.get('origin'));
-      return c.json(withMessages({ ucp: responseMeta('lookup'), product }, messages));
+      return c.json(withMessages({ ucp: responseMeta('lookup', negotiatedOf(c)), product }, messages));
     } catch (e) {
-      if (e instanceof BusinessError) return c.json(errorResponse(e, responseMeta('lookup').capabilities, `${c.get('origin')}/`), 200);
+      if (e instanceof BusinessError) return c.json(errorResponse(e, responseMeta('lookup', negotiatedOf(c)).capabilities, `${c.get('origin')}/`), 200);
       throw e;
     }
   });

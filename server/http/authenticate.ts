@@ -1,0 +1,252 @@
+/**
+ * Access tiers and platform identity for one UCP operation, transport-neutral: the REST middleware
+ * (server/ucp/access.ts) and the MCP tool dispatcher (server/mcp/auth.ts) both call `authenticate`.
+ * docs/access.md is the reference; in short:
+ *
+ * 1. The profile URL (UCP-Agent / meta["ucp-agent"].profile) is checked: https only → else 400
+ *    `invalid_profile_url`. It may be missing for the anonymous tier only.
+ * 2. The credential decides the tier: a channel API key (`Authorization: Bearer` / `X-API-Key`) →
+ *    token; RFC 9421 signature headers → signed; nothing → anonymous. A bad or revoked key → 401.
+ * 3. The shop's policy (core/access-policy.ts) must allow the tier the operation: anonymous → 401
+ *    `identity_required` + WWW-Authenticate; token/signed → 403 `insufficient_scope`.
+ * 4. Identity binding: a key acts only for the profile it was issued for (else 403
+ *    `profile_not_trusted`); a signature is bound by construction (its key comes from that profile).
+ * 5. The profile is fetched and validated (424 `profile_unreachable`, 422 `profile_malformed`),
+ *    its version checked (422 `version_unsupported`), a signature verified against its
+ *    `signing_keys` (401/400 with the signature codes), and capabilities intersected; the operation's
+ *    own capability missing → `CapabilitiesIncompatible` (REST 200 envelope, MCP result).
+ */
+import type { DB } from '../db/index.ts';
+import type { Config } from '../config.ts';
+import type { Shop } from '../core/types.ts';
+import { UCP_VERSION } from '../../src/wire/common.ts';
+import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Tier } from '../core/access-policy.ts';
+import { verifyChannelKey } from '../core/channel-keys.ts';
+import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/negotiation.ts';
+import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/platform-profiles.ts';
+import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatures.ts';
+import { CAPABILITIES } from '../ucp/profile.ts';
+
+/** Seconds a signature's `created` may differ from our clock. */
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
+export type AccessErrorCode =
+  | 'invalid_profile_url'
+  | 'profile_unreachable'
+  | 'profile_malformed'
+  | 'version_unsupported'
+  | 'profile_not_trusted'
+  | 'identity_required'
+  | 'invalid_credentials'
+  | 'insufficient_scope'
+  | VerifyErrorCode;
+
+const DISCOVERY_CODES = new Set(['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported']);
+
+/** A refusal, with the REST status and the MCP JSON-RPC code it maps to (docs/access.md table). */
+export class AccessDenied extends Error {
+  readonly status: 400 | 401 | 403 | 422 | 424;
+  readonly rpcCode: -32000 | -32001 | -32600;
+  readonly headers: Record<string, string>;
+  constructor(
+    readonly code: AccessErrorCode,
+    message: string,
+    status: 400 | 401 | 403 | 422 | 424,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+    this.rpcCode = DISCOVERY_CODES.has(code) ? -32001 : code === 'digest_mismatch' || code === 'algorithm_unsupported' ? -32600 : -32000;
+  }
+}
+
+/** Negotiation found no version of the capability the operation needs: a business outcome (200 / result). */
+export class CapabilitiesIncompatible extends Error {
+  readonly code = 'capabilities_incompatible';
+  constructor(
+    message: string,
+    readonly negotiated: ReadonlySet<string>,
+    readonly missing: string[],
+  ) {
+    super(message);
+  }
+}
+
+export type Principal =
+  | { type: 'channel_key'; id: string; profileUrl: string }
+  | { type: 'signature'; keyid: string; profileUrl: string };
+
+export interface AccessContext {
+  tier: Tier;
+  principal?: Principal;
+  /** Normalized profile URL named by the caller. */
+  profileUrl?: string;
+  profile?: ResolvedProfile;
+  /** Negotiated capability names (all of ours when no profile was named). */
+  negotiated: ReadonlySet<string>;
+  /** Negotiated protocol version. */
+  version: string;
+}
+
+export interface AuthInput {
+  db: DB;
+  config: Config;
+  shop: Shop;
+  operation: OperationName;
+  /** The profile URL as sent (UCP-Agent `profile` or MCP meta), or undefined when absent. */
+  profileUrl?: string;
+  method: string;
+  /** Absolute URL as the client addressed it (scheme://host[:port]/path?query), for the signature base. */
+  url: string;
+  headers: Headers;
+  /** The raw request body (read only when a signature must be verified). */
+  body(): Promise<Uint8Array | string>;
+  /** Unix seconds (tests). */
+  now?: number;
+}
+
+const ALL_CAPABILITIES: ReadonlySet<string> = new Set(Object.keys(CAPABILITIES));
+
+export function allowInsecureProfiles(config: Config): boolean {
+  return config.allowInsecureProfileUrls === true && config.mode !== 'production';
+}
+
+function realm(origin: string): string {
+  return `Bearer realm="${origin.replace(/["\\]/g, '')}"`;
+}
+
+/** `Authorization: Bearer <key>` or `X-API-Key: <key>`; undefined when neither. */
+function presentedKey(headers: Headers, origin: string): string | undefined {
+  const auth = headers.get('authorization')?.trim();
+  if (auth) {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (!m) throw new AccessDenied('invalid_credentials', 'Authorization must be `Bearer <channel API key>`.', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_request"` });
+    return m[1];
+  }
+  return headers.get('x-api-key')?.trim() || undefined;
+}
+
+const REQUEST_BODY_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+
+/** Components a request signature must cover (docs/access.md "Signed requests"). */
+export function requiredComponents(method: string, url: URL, headers: Headers, hasBody: boolean): string[] {
+  const c = ['@method', '@authority', '@path'];
+  if (url.search !== '') c.push('@query');
+  if (headers.has('ucp-agent')) c.push('ucp-agent');
+  if (REQUEST_BODY_METHODS.has(method.toUpperCase()) && headers.has('idempotency-key')) c.push('idempotency-key');
+  if (hasBody) c.push('content-digest', 'content-type');
+  return c;
+}
+
+function signatureError(code: VerifyErrorCode, message: string, origin: string): AccessDenied {
+  const { http } = errorStatus(code);
+  return new AccessDenied(code, message, http, http === 401 ? { 'WWW-Authenticate': realm(origin) } : {});
+}
+
+export async function authenticate(input: AuthInput): Promise<AccessContext> {
+  const { config, shop, operation, headers } = input;
+  const origin = new URL(input.url).origin;
+  const profiles = platformProfiles(allowInsecureProfiles(config));
+
+  // 1. The profile URL, when named.
+  let profileUrl: string | undefined;
+  if (input.profileUrl !== undefined) {
+    try {
+      profileUrl = profiles.checkUrl(input.profileUrl).href;
+    } catch (e) {
+      if (e instanceof ProfileError) throw new AccessDenied(e.code, e.message, 400);
+      throw e;
+    }
+  }
+
+  // 2. The tier.
+  const key = presentedKey(headers, origin);
+  const signed = headers.has('signature') || headers.has('signature-input');
+  const tier: Tier = key !== undefined ? 'token' : signed ? 'signed' : 'anonymous';
+  let principal: Principal | undefined;
+
+  // 3. Policy first (cheap, and no profile fetch for callers that are refused anyway).
+  const policy = accessPolicy(shop);
+  if (!allows(policy, tier, operation)) {
+    if (tier === 'anonymous') {
+      throw new AccessDenied('identity_required', `${operation} needs a channel API key or a signed request on this shop.`, 401, { 'WWW-Authenticate': realm(origin) });
+    }
+    throw new AccessDenied('insufficient_scope', `The ${tier} tier may not call ${operation} on this shop.`, 403);
+  }
+
+  if (key !== undefined) {
+    const record = await verifyChannelKey(input.db, shop.id, key);
+    if (!record) {
+      throw new AccessDenied('invalid_credentials', 'The API key is not valid for this shop (unknown or revoked).', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
+    }
+    if (profileUrl === undefined) {
+      throw new AccessDenied('invalid_profile_url', 'A request with a channel API key must name its platform profile (UCP-Agent: profile="https://…").', 400);
+    }
+    // 4. Identity binding.
+    if (record.profile_url !== profileUrl) {
+      throw new AccessDenied('profile_not_trusted', `This API key was issued for ${record.profile_url}, not for ${profileUrl}.`, 403);
+    }
+    principal = { type: 'channel_key', id: record.id, profileUrl };
+  } else if (signed && profileUrl === undefined) {
+    throw new AccessDenied('invalid_profile_url', 'A signed request must name its platform profile (UCP-Agent: profile="https://…"), where its signing key is published.', 400);
+  }
+
+  if (profileUrl === undefined) return { tier, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
+
+  // 5. Fetch and validate the profile, check the version.
+  let resolved: ResolvedProfile;
+  try {
+    resolved = await profiles.get(profileUrl);
+  } catch (e) {
+    if (e instanceof ProfileError) throw new AccessDenied(e.code, e.message, e.code === 'profile_unreachable' ? 424 : e.code === 'profile_malformed' ? 422 : 400);
+    throw e;
+  }
+  let version: string;
+  try {
+    version = negotiateVersion(UCP_VERSION, resolved.profile.ucp.version).version;
+  } catch (e) {
+    if (e instanceof NegotiationError) throw new AccessDenied('version_unsupported', e.message, 422);
+    throw e;
+  }
+
+  // Signatures: verified with the profile's keys (an unknown kid forces one refresh per origin per minute).
+  if (signed) {
+    const url = new URL(input.url);
+    const body = REQUEST_BODY_METHODS.has(input.method.toUpperCase()) ? await input.body() : '';
+    const hasBody = (typeof body === 'string' ? body.length : body.byteLength) > 0;
+    let current = resolved;
+    const result = await verify({
+      message: { method: input.method, url, headers },
+      requiredComponents: requiredComponents(input.method, url, headers, hasBody),
+      ...(hasBody ? { body } : {}),
+      maxSkewSeconds: MAX_CLOCK_SKEW_SECONDS,
+      ...(input.now !== undefined ? { now: input.now } : {}),
+      resolveKey: async (kid) => {
+        const find = (p: ResolvedProfile) => p.profile.signing_keys?.find((k) => k.kid === kid);
+        let jwk = find(current);
+        if (!jwk) {
+          const fresh = await profiles.refresh(profileUrl!).catch(() => null);
+          if (fresh) {
+            current = fresh;
+            jwk = find(fresh);
+          }
+        }
+        return (jwk as never) ?? null;
+      },
+    });
+    if (!result.ok) throw signatureError(result.code, result.message, origin);
+    resolved = current;
+    if (!principal) principal = { type: 'signature', keyid: result.keyid, profileUrl };
+  }
+
+  // Capability intersection; the operation's capability must survive.
+  const business = CAPABILITIES as unknown as CapabilityRegistry;
+  const platform = (resolved.profile.ucp.capabilities ?? {}) as unknown as CapabilityRegistry;
+  const negotiated = new Set(intersectCapabilities(business, platform, { protocolVersion: version }).keys());
+  const needed = OPERATION_CAPABILITY[operation];
+  if (!negotiated.has(needed)) {
+    throw new CapabilitiesIncompatible(`The platform profile ${profileUrl} offers no version of ${needed} that this business supports (UCP ${version}).`, negotiated, [needed]);
+  }
+  return { tier, ...(principal ? { principal } : {}), profileUrl, profile: resolved, negotiated, version };
+}

@@ -1,0 +1,98 @@
+/**
+ * REST side of the access tiers (docs/access.md): one middleware on `/api/ucp/*` that maps the
+ * request to its UCP operation, reads `UCP-Agent`, runs the transport-neutral `authenticate` and
+ * stores the result as `c.get('access')` for the handlers (whose `ucp` blocks list only the
+ * negotiated capabilities). Refusals are flat `{code, content}` bodies with their status;
+ * `capabilities_incompatible` is a 200 UCP error envelope.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { parseDictionary } from 'structured-headers';
+import type { AppEnv } from '../http/env.ts';
+import { protocolError } from '../http/errors.ts';
+import { AccessDenied, authenticate, CapabilitiesIncompatible } from '../http/authenticate.ts';
+import type { OperationName } from '../core/access-policy.ts';
+import { parseUcpAgent } from '../http/ucp-agent.ts';
+import { shopOf } from './guard.ts';
+import { CAPABILITIES, responseMeta, type Operation } from './profile.ts';
+
+/** The UCP operation of a REST request (path relative to the REST endpoint), if it is one. */
+export function restOperation(method: string, path: string): OperationName | undefined {
+  const m = method.toUpperCase();
+  if (m === 'POST') {
+    if (path === '/catalog/search') return 'search_catalog';
+    if (path === '/catalog/lookup') return 'lookup_catalog';
+    if (path === '/catalog/product') return 'get_product';
+    if (path === '/carts') return 'create_cart';
+    if (/^\/carts\/[^/]+\/cancel$/.test(path)) return 'cancel_cart';
+  }
+  if (/^\/carts\/[^/]+$/.test(path)) {
+    if (m === 'GET') return 'get_cart';
+    if (m === 'PUT') return 'update_cart';
+  }
+  return undefined;
+}
+
+/** Response family (which capabilities are relevant) of an operation. */
+export function operationFamily(op: OperationName): Operation {
+  return op === 'search_catalog' ? 'search' : op === 'lookup_catalog' || op === 'get_product' ? 'lookup' : 'cart';
+}
+
+/** The `profile` member of `UCP-Agent` (RFC 8941 dictionary), or undefined when the header is absent. */
+export function ucpAgentProfile(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  let profile: unknown;
+  try {
+    profile = parseDictionary(header).get('profile')?.[0];
+  } catch {
+    throw new AccessDenied('invalid_profile_url', 'UCP-Agent must be an RFC 8941 dictionary, e.g. profile="https://platform.example/.well-known/ucp".', 400);
+  }
+  if (typeof profile !== 'string') throw new AccessDenied('invalid_profile_url', 'UCP-Agent needs a string member `profile` with the platform profile URL.', 400);
+  return profile;
+}
+
+/** The negotiated capability names of this request (all of ours outside an authenticated operation). */
+export function negotiatedOf(c: Context<AppEnv>): ReadonlySet<string> {
+  return c.get('access')?.negotiated ?? new Set(Object.keys(CAPABILITIES));
+}
+
+/** UCP error envelope for `capabilities_incompatible` (HTTP 200 on REST, a result on MCP). */
+export function incompatibleBody(e: CapabilitiesIncompatible, op: OperationName, origin: string) {
+  return {
+    ucp: { ...responseMeta(operationFamily(op), e.negotiated), status: 'error' as const },
+    messages: [{ type: 'error' as const, code: e.code, content: e.message, severity: 'unrecoverable' as const }],
+    continue_url: `${origin}/`,
+  };
+}
+
+export function ucpAccess(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const path = c.req.path.replace(/^\/api\/ucp(?=\/|$)/, '') || '/';
+    const op = restOperation(c.req.method, path);
+    if (!op) {
+      // Not an operation (service root, 404/405 answers): only the header's syntax is checked.
+      parseUcpAgent(c.req.header('ucp-agent'));
+      return next();
+    }
+    const origin = c.get('origin');
+    try {
+      const url = new URL(c.req.url);
+      const access = await authenticate({
+        db: c.get('db'),
+        config: c.get('config'),
+        shop: shopOf(c),
+        operation: op,
+        profileUrl: ucpAgentProfile(c.req.header('ucp-agent')),
+        method: c.req.method,
+        url: `${origin}${url.pathname}${url.search}`,
+        headers: c.req.raw.headers,
+        body: async () => new Uint8Array(await c.req.arrayBuffer()),
+      });
+      c.set('access', access);
+    } catch (e) {
+      if (e instanceof AccessDenied) return protocolError(c, e.status, e.code, e.message, {}, e.headers);
+      if (e instanceof CapabilitiesIncompatible) return c.json(incompatibleBody(e, op, origin), 200);
+      throw e;
+    }
+    await next();
+  };
+}
