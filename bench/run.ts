@@ -76,6 +76,12 @@ async function main() {
     }
   }
 
+  // Scale-out: embedded vs PostgreSQL with 1 and 2 processes (bench/postgres.ts; BENCH_POSTGRES=0 skips).
+  if (process.env.BENCH_POSTGRES !== '0') {
+    const { benchPostgres } = await import('./postgres.ts');
+    rows.push(...(await benchPostgres({ seconds })));
+  }
+
   for (const r of rows) r.ratio = r.rps / base.rps;
   printRows(rows);
   writeFileSync('.tmp/bench.json', JSON.stringify({ at: new Date().toISOString(), seconds, rows }, null, 2));

@@ -1,0 +1,82 @@
+/**
+ * Scale-out benchmark: cart create and catalog search (10k products) on the embedded database
+ * (one process, the default) beside PostgreSQL with 1 process (server/main.ts) and 2 processes
+ * (server/cluster.ts, WORKERS=2) on a throwaway local PostgreSQL 15 (scripts/pg-test-server.sh).
+ * Called by bench/run.ts (BENCH_POSTGRES=0 skips it); alone: `npx tsx bench/postgres.ts`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateToLatest, openDatabase } from '../server/db/index.ts';
+import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { isEmpty, seedDemo } from '../server/seed/demo.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { createTestDatabase, startTempPostgres } from '../test/support/postgres.ts';
+import { freePort, load, startChild, stop, type Row } from './support.ts';
+
+const PRODUCTS = 10_000;
+const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
+const CART = JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] });
+
+async function prepare(opts: { databaseUrl?: string; dataDir: string }): Promise<void> {
+  const db = await openDatabase(opts);
+  try {
+    await migrateToLatest(db);
+    if (await isEmpty(db)) await seedDemo(db);
+    await loadCatalogFile(db, generateCatalog({ products: PRODUCTS, shopId: 'shop_bench', domain: 'bench.localhost', name: 'Bench' }));
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function measure(label: string, script: string, env: Record<string, string>, seconds: number): Promise<Row[]> {
+  const port = await freePort();
+  const server = await startChild(process.execPath, ['--import', 'tsx', script], { PORT: String(port), HOST: '127.0.0.1', ...env }, /listening/);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    const cart = await load(`cart create, ${label}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: [CART], durationSec: seconds });
+    const search = await load(`catalog search (${PRODUCTS} products), ${label}`, {
+      url,
+      host: 'bench.localhost',
+      method: 'POST',
+      path: '/api/ucp/catalog/search',
+      bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+      durationSec: seconds,
+    });
+    return [cart, search];
+  } finally {
+    await stop(server);
+  }
+}
+
+export async function benchPostgres(opts: { seconds: number }): Promise<Row[]> {
+  const rows: Row[] = [];
+  console.log('\n== scale-out: embedded vs PostgreSQL, 1 and 2 processes');
+
+  const dir = mkdtempSync(join(tmpdir(), 'ucp-bench-pg-'));
+  try {
+    await prepare({ dataDir: dir });
+    rows.push(...(await measure('embedded, 1 process', 'server/main.ts', { DATA_DIR: dir, DATABASE_URL: '' }, opts.seconds)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const pg = await startTempPostgres();
+  try {
+    const db = await createTestDatabase(pg.url);
+    const t0 = performance.now();
+    await prepare({ databaseUrl: db.url, dataDir: 'memory://' });
+    console.log(`  loaded ${PRODUCTS} products into PostgreSQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    rows.push(...(await measure('PostgreSQL, 1 process', 'server/main.ts', { DATABASE_URL: db.url }, opts.seconds)));
+    rows.push(...(await measure('PostgreSQL, 2 processes', 'server/cluster.ts', { DATABASE_URL: db.url, WORKERS: '2' }, opts.seconds)));
+  } finally {
+    await pg.stop();
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { printRows } = await import('./support.ts');
+  printRows(await benchPostgres({ seconds: Number(process.env.BENCH_SECONDS ?? 10) }));
+  process.exit(0);
+}
