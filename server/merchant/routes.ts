@@ -16,6 +16,8 @@ import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
 import { Conflict, createCustomer, findCustomer, listCustomers, parseOrThrow } from '../core/customers.ts';
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from '../core/webhooks.ts';
+import { issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
+import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { authenticateBearer } from '../oauth/routes.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
 
@@ -40,6 +42,10 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   { method: 'POST', path: '/3.0/webhooks', scope: 'settings_write' },
   { method: 'DELETE', path: '/3.0/webhooks/{id}', scope: 'settings_write' },
   { method: 'GET', path: '/3.0/webhooks/deliveries', scope: 'settings_read' },
+  // Channel API keys for agent platforms (docs/access.md).
+  { method: 'GET', path: '/3.0/channel_keys', scope: 'sales_channel_read' },
+  { method: 'POST', path: '/3.0/channel_keys', scope: 'sales_channel_write' },
+  { method: 'DELETE', path: '/3.0/channel_keys/{id}', scope: 'sales_channel_write' },
 ];
 
 export class ApiError extends Error {
@@ -283,6 +289,25 @@ export function merchantRoutes() {
     const ok = await deleteEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'));
     if (!ok) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
     return c.body(null, 204);
+  });
+
+  // Channel API keys (docs/access.md): the key itself is in the POST answer only.
+  r.get(`${v}/channel_keys`, guard('sales_channel_read'), async (c) => {
+    return c.json({ channel_keys: await listChannelKeys(c.get('db'), c.get('merchant').id) });
+  });
+
+  r.post(`${v}/channel_keys`, guard('sales_channel_write'), async (c) => {
+    const body = (await readJson(c)) as Record<string, unknown> | null;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(422, 'validation_failed', 'Send {"profile_url": "https://…", "label"?: "…"}.');
+    const { key, record } = await issueChannelKey(c.get('db'), c.get('merchant').id, { profileUrl: body.profile_url, label: body.label }, { allowInsecureLoopback: allowInsecureProfiles(c.get('config')) });
+    c.header('Location', `${new URL(c.req.url).pathname}/${record.id}`);
+    return c.json({ ...record, key }, 201);
+  });
+
+  r.delete(`${v}/channel_keys/:id`, guard('sales_channel_write'), async (c) => {
+    const k = await revokeChannelKey(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if (!k) throw new ApiError(404, 'not_found', `No channel key ${c.req.param('id')}.`);
+    return c.json(k);
   });
 
   // Anything else under the merchant prefix: the same envelope.

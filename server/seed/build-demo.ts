@@ -4,6 +4,7 @@
  *   server/seed/data/demo.json     shop_demo    (demo.localhost, en + fr, MCP on, discounts)
  *   server/seed/data/other.json    shop_other   (other.localhost, a separate catalog)
  *   server/seed/data/offline.json  shop_offline (offline.localhost, protocol disabled)
+ *   server/seed/data/strict.json   shop_strict  (strict.localhost, MCP on, anonymous may only search)
  *   public/media/<handle>.svg      one placeholder image per product (plus <handle>-detail.svg)
  *
  * Run: `npx tsx server/seed/build-demo.ts`. Deterministic: inventory and ratings come from a PRNG
@@ -838,6 +839,20 @@ const OTHER_ROWS: Row[] = [
   },
 ];
 
+/** Products of shop_strict (strict.localhost): a small catalog behind a stricter access policy (docs/access.md). */
+const STRICT_ROWS: Row[] = [
+  {
+    id: 'strict_brass_padlock', handle: 'brass-padlock', short: 'padlock', varPrefix: 'strict_var_', cat: 'accessories', hue: 45,
+    title: t('Brass Padlock'), desc: t('A solid brass 40 mm padlock with two keys and a hardened steel shackle.'),
+    tags: ['padlock', 'brass', 'security'], price: 2400,
+  },
+  {
+    id: 'strict_steel_key_ring', handle: 'steel-key-ring', short: 'key_ring', varPrefix: 'strict_var_', cat: 'accessories', hue: 210,
+    title: t('Steel Key Ring'), desc: t('A split key ring of brushed stainless steel with a quick-release clip.'),
+    tags: ['keys', 'steel', 'everyday carry'], price: 900,
+  },
+];
+
 /** Products of shop_offline (protocol disabled): the protocol must not expose them. */
 const OFFLINE_ROWS: Row[] = [
   {
@@ -958,7 +973,7 @@ export function buildProduct(row: Row, langs: string[]): StoredProduct {
 // ---------------------------------------------------------------------------------------------
 // Catalogs
 
-export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline', CatalogFile> {
+export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline' | 'strict', CatalogFile> {
   const demoLangs = ['en', 'fr'];
   const demo = CatalogFile.parse({
     shop: {
@@ -975,7 +990,14 @@ export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline', Catalo
         mcp_enabled: true,
         allowed_agent_origins: ['http://agent.localhost:*'],
         order_webhooks_enabled: false,
-        extra: {},
+        extra: {
+          // Access tiers (docs/access.md): anonymous agents may browse and build carts; keys and signatures may do everything.
+          access: {
+            anonymous: ['search_catalog', 'lookup_catalog', 'get_product', 'create_cart', 'get_cart', 'update_cart', 'cancel_cart'],
+            signed: '*',
+            token: '*',
+          },
+        },
       },
     },
     products: DEMO_ROWS.map((r) => buildProduct(r, demoLangs)),
@@ -1029,7 +1051,26 @@ export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline', Catalo
     discounts: [],
   });
 
-  return { demo, other, offline };
+  // A stricter example (docs/access.md): anonymous agents may only search; carts need a channel key or a signature.
+  const strict = CatalogFile.parse({
+    shop: {
+      id: 'shop_strict',
+      domain: 'strict.localhost',
+      name: 'Strict Hardware',
+      protocol_enabled: true,
+      settings: {
+        default_language: 'en',
+        languages: ['en'],
+        currency: 'USD',
+        mcp_enabled: true,
+        extra: { access: { anonymous: ['search_catalog'], signed: '*', token: '*' } },
+      },
+    },
+    products: STRICT_ROWS.map((r) => buildProduct(r, ['en'])),
+    discounts: [],
+  });
+
+  return { demo, other, offline, strict };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1099,7 +1140,7 @@ function main(): void {
   mkdirSync(mediaDir, { recursive: true });
 
   const catalogs = buildDemoCatalogs();
-  const rowsByShop = { demo: DEMO_ROWS, other: OTHER_ROWS, offline: OFFLINE_ROWS };
+  const rowsByShop = { demo: DEMO_ROWS, other: OTHER_ROWS, offline: OFFLINE_ROWS, strict: STRICT_ROWS };
 
   // Sanity checks beyond the schema: unique ids / handles across all shops (media files are
   // shared), every variant's options exist on the product.
