@@ -4,6 +4,7 @@
 #   scripts/pg-test-server.sh start [DIR]   # prints the server's URL (postgres://...) on stdout
 #   scripts/pg-test-server.sh stop DIR      # stops it and deletes DIR
 #   scripts/pg-test-server.sh restart DIR [immediate]   # pg_ctl restart (fault tests)
+#   PGTEST_DURABLE=0 scripts/pg-test-server.sh start     # fsync off: faster, not crash safe
 #
 # `start` honours an existing server: when TEST_DATABASE_URL or DATABASE_URL is set it prints that
 # and does nothing else. Otherwise it installs Debian's postgresql when pg_ctl is missing, runs
@@ -60,7 +61,9 @@ case "$cmd" in
       || { cat "$dir/initdb.log" >&2; exit 1; }
     port="$(free_port)"
     # Durable settings are the default (fsync on): the fault tests restart this server mid-load.
-    opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=300 -c shared_buffers=64MB -c synchronous_commit=on -c log_min_messages=warning"
+    # PGTEST_DURABLE=0 trades crash safety for speed (the plain integration suite never crashes it).
+    opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=300 -c shared_buffers=64MB -c log_min_messages=warning"
+    if [ "${PGTEST_DURABLE:-1}" = "0" ]; then opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"; fi
     as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
       || { cat "$dir/server.log" >&2; exit 1; }
     echo "$opts" >"$dir/opts"

@@ -42,7 +42,7 @@ fi
 pg_dir=""
 pg_url="${TEST_DATABASE_URL:-}"
 if [ -z "$pg_url" ]; then
-  if pg_url="$(bash scripts/pg-test-server.sh start 2>.tmp/pg-server.log)"; then
+  if pg_url="$(PGTEST_DURABLE=0 bash scripts/pg-test-server.sh start 2>.tmp/pg-server.log)"; then
     pg_dir="$(sed -n 's/^PGTEST_DIR=//p' .tmp/pg-server.log)"
     trap '[ -n "$pg_dir" ] && bash scripts/pg-test-server.sh stop "$pg_dir"' EXIT
   else

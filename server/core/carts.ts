@@ -190,6 +190,8 @@ export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, o
 
 /** A live (unexpired) cart of this shop, or null. `forUpdate` locks the row for the transaction. */
 export async function findCart(db: Exec, shop: Shop, id: string, opts: { now?: Date; forUpdate?: boolean } = {}): Promise<CartRecord | null> {
+  // No cart id holds U+0000, and PostgreSQL rejects it in a text parameter (PGlite does not).
+  if (id.includes('\u0000')) return null;
   let q = db
     .selectFrom('carts')
     .select(['shop_id', 'id', 'currency', 'language', 'context', 'buyer', 'line_items', 'discounts', 'expires_at'])

@@ -24,8 +24,36 @@ export function zodIssues(error: z.core.$ZodError, root = '$'): FieldIssue[] {
   return error.issues.map((i) => ({ path: jsonPath(i.path, root), code: `invalid_${i.code}`.replace('invalid_invalid_', 'invalid_'), content: i.message }));
 }
 
+/**
+ * The path of the first string (or object key) holding U+0000, or null. PostgreSQL refuses NUL in
+ * `text` and `jsonb` (PGlite is laxer), so such input is a 400 here rather than a database error.
+ */
+function nulPath(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = nulPath(value[i], `${path}[${i}]`, depth + 1);
+      if (p) return p;
+    }
+    return null;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\u0000')) return `${path}.${k.replace(/\u0000/g, '\\u0000')}`;
+    const p = nulPath(v, `${path}.${k}`, depth + 1);
+    if (p) return p;
+  }
+  return null;
+}
+
 /** Validates a value against a wire schema; throws InvalidRequest naming each bad field. */
 export function validate<T extends z.ZodMiniType>(schema: T, value: unknown, root = '$'): z.infer<T> {
+  const nul = nulPath(value, root);
+  if (nul) {
+    throw new InvalidRequest('invalid_request', `The request has 1 invalid field: ${nul} (text must not contain the NUL character U+0000)`, [
+      { path: nul, code: 'invalid_character', content: 'Text must not contain the NUL character (U+0000).' },
+    ]);
+  }
   const r = z.safeParse(schema, value);
   if (r.success) return r.data;
   const issues = zodIssues(r.error, root);

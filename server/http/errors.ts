@@ -54,11 +54,20 @@ export function renderError(err: unknown, c: Context): Response {
     const status = err.status as ContentfulStatusCode;
     return protocolError(c, status, status === 413 ? 'request_too_large' : 'http_error', err.message || 'Request failed.');
   }
+  if (isInvalidText(err)) {
+    return protocolError(c, 400, 'invalid_request', 'The request contains text the store cannot accept (e.g. the NUL character U+0000).');
+  }
   if (isUnavailable(err)) {
     return protocolError(c, 503, 'service_unavailable', 'The store is temporarily unavailable; retry shortly.', {}, { 'Retry-After': '2' });
   }
   console.error('[server] unhandled error', err);
   return protocolError(c, 500, 'internal_error', 'An internal error occurred; it has been logged.');
+}
+
+/** PostgreSQL refused a text value (22021 invalid byte sequence, 22P05 untranslatable character: NUL). */
+function isInvalidText(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
 }
 
 /**
