@@ -7,8 +7,9 @@
  *    none in common → the capability is dropped;
  * 3. drop extensions with no surviving parent (a string `extends` needs that parent, an array
  *    needs at least one of them);
- * 4. repeat 3 until stable; then drop extensions whose `requires` (protocol / capability version
- *    ranges) fails against the result, and prune again, until nothing changes;
+ * 4. repeat 3 until stable (an extension must reach a root capability through surviving
+ *    parents, so extensions that only extend each other are dropped too); then drop extensions
+ *    whose `requires` (protocol / capability version ranges) fails, and prune again, until stable;
  * 5. a required capability missing → `capabilities_incompatible`.
  *
  * The version check (`version_unsupported`) is separate: `negotiateVersion`.
@@ -85,16 +86,24 @@ export function intersectCapabilities(business: CapabilityRegistry, platform: Ca
   // Steps 3–4: prune orphans until stable, then unmet `requires`, and again until nothing changes.
   for (;;) {
     let changed = false;
-    for (;;) {
-      let pruned = false;
+    // An extension survives when a chain of surviving parents leads to a root capability (this
+    // is "repeat until stable", and also drops extensions that only extend each other).
+    const rooted = new Set([...chosen].filter(([, d]) => parentsOf(d) === null).map(([n]) => n));
+    for (let grew = true; grew; ) {
+      grew = false;
       for (const [name, decl] of chosen) {
-        const parents = parentsOf(decl);
-        if (parents && !parents.some((p) => p !== name && chosen.has(p))) {
-          chosen.delete(name);
-          pruned = changed = true;
+        if (rooted.has(name)) continue;
+        if (parentsOf(decl)!.some((p) => rooted.has(p))) {
+          rooted.add(name);
+          grew = true;
         }
       }
-      if (!pruned) break;
+    }
+    for (const name of [...chosen.keys()]) {
+      if (!rooted.has(name)) {
+        chosen.delete(name);
+        changed = true;
+      }
     }
     for (const [name, decl] of chosen) {
       const req = decl.requires;
