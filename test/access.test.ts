@@ -166,7 +166,7 @@ describe('token tier (channel API keys)', () => {
 
   it('bad, revoked, another shop\'s or malformed credentials → 401 with WWW-Authenticate', async () => {
     for (const h of [
-      { authorization: 'Bearer ucp_sk_nope' },
+      { authorization: 'Bearer ucp_sk_nope' } as Record<string, string>,
       { authorization: `Bearer ${keyRevoked}` },
       { 'x-api-key': keyRevoked },
       { authorization: `Bearer ${keyDemo}` },
