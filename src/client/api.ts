@@ -49,8 +49,7 @@ export class UcpClient {
       return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
     }
     if (!res.ok) {
-      const messages: Message[] = json?.messages?.length ? json.messages : [{ type: 'error', code: json?.code ?? 'http_error', content: json?.content ?? `HTTP ${res.status}`, severity: 'unrecoverable' }];
-      return { ok: false, status: res.status, messages };
+      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[] } : fail(res.status, json?.code ?? 'http_error', json?.content ?? `HTTP ${res.status}`);
     }
     if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [] };
     return { ok: true, data: json as T };

@@ -50,7 +50,7 @@ export function createPeer(send: Send, requests: Methods = {}, notifications: Me
   let seq = 0;
   let closed = false;
   const pending = new Map<string | number, { ok(v: unknown): void; ko(e: Error): void; t?: ReturnType<typeof setTimeout> }>();
-  const own = (m: Methods, k: string) => (Object.prototype.hasOwnProperty.call(m, k) ? m[k] : undefined);
+  const own = (m: Methods, k: string) => (Object.hasOwn(m, k) ? m[k] : undefined);
 
   const peer: Peer = {
     send,

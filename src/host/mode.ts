@@ -4,8 +4,9 @@
  * call ⇒ host; otherwise widget. Page mode wires the cart store to the embedded session.
  */
 import { detectEmbedded, startEmbedded, type EmbeddedSession } from '../embedded/index.ts';
-import { UCP_VERSION } from './version.ts';
+import { epError } from '../wire/ep.ts';
 import type { Cart } from '../wire/cart.ts';
+import type { ErrorResponse } from '../wire/common.ts';
 import type { Store } from '../state/store.ts';
 
 export type Mode = 'widget' | 'embedded' | 'host';
@@ -36,10 +37,8 @@ export async function startPage(el: HTMLElement, store: Store): Promise<PageSess
   const session = params ? await startEmbedded(params, { allowedOrigins: allowedHosts(el) }).catch(() => null) : null;
   if (session) {
     if (session.credential) store.client.opts.auth = session.credential;
-    if (session.colorScheme) {
-      document.documentElement.style.colorScheme = session.colorScheme;
-      el.setAttribute('color-scheme', session.colorScheme);
-    }
+    // (startEmbedded has already applied it to the document.)
+    if (session.colorScheme) el.setAttribute('color-scheme', session.colorScheme);
     store.observer = {
       changed(cart, messagesChanged) {
         session.lineItemsChanged(cart);
@@ -51,12 +50,10 @@ export async function startPage(el: HTMLElement, store: Store): Promise<PageSess
   if (session) {
     const cart = store.cart.value;
     if (cart) requestAnimationFrame(() => session.start(cart));
-    else
-      session.error({
-        ucp: { version: UCP_VERSION, status: 'error' },
-        messages: store.error.value.length ? store.error.value : [{ type: 'error', code: 'not_found', content: 'Cart not found.', severity: 'unrecoverable' }],
-        continue_url: location.origin + location.pathname,
-      });
+    else {
+      const e = epError('not_found', 'Cart not found.', location.origin + location.pathname);
+      session.error({ ...e, messages: store.error.value.length ? store.error.value : e.messages } as ErrorResponse);
+    }
   }
   return session ? { session, checkout: (cart) => session.complete(cart) } : null;
 }
