@@ -14,11 +14,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startTestServer, type TestResponse, type TestServer } from './support/server.ts';
+import { platformProfile, serveProfiles } from './support/platform.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const HOST = 'demo.localhost';
 const PROFILE = 'https://platform.example/.well-known/ucp';
+// The server fetches the named profile (docs/access.md): serve it from memory.
+serveProfiles({ [PROFILE]: platformProfile() });
 
 let s: TestServer;
 let cartId = '';

@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { startTlsFront, type TlsFront } from './support/tls-localhost.ts';
+import { platformProfile, serveProfiles } from './support/platform.ts';
 
 const run = promisify(execFile);
 const UCP_BIN = resolve(import.meta.dirname, '../node_modules/.bin/ucp');
@@ -30,6 +31,8 @@ let home: string;
 let biz: string;
 
 beforeAll(async () => {
+  // The CLI names its own (release-default) agent profile; the server fetches it (docs/access.md): serve one.
+  serveProfiles({}, platformProfile());
   s = await startTestServer({ trustProxy: true });
   tls = await startTlsFront(s.port);
   home = mkdtempSync(join(tmpdir(), 'ucp-home-'));

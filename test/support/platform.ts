@@ -49,13 +49,14 @@ export type Served = unknown | ((url: string) => Response | Promise<Response>);
 
 /**
  * Installs an in-memory network for the profile fetcher: each URL answers its JSON (or a handler's
- * Response); anything else fails like an unreachable host. Returns the per-URL fetch counts.
+ * Response); anything else answers `fallback`, or fails like an unreachable host without one.
+ * Returns the per-URL fetch counts.
  */
-export function serveProfiles(routes: Record<string, Served>): { hits: Map<string, number>; routes: Record<string, Served> } {
+export function serveProfiles(routes: Record<string, Served>, fallback?: Served): { hits: Map<string, number>; routes: Record<string, Served> } {
   const hits = new Map<string, number>();
   const fetchImpl: FetchLike = async (url) => {
     hits.set(url, (hits.get(url) ?? 0) + 1);
-    const r = routes[url];
+    const r = routes[url] ?? fallback;
     if (r === undefined) throw new TypeError(`fetch failed (getaddrinfo ENOTFOUND ${new URL(url).hostname})`);
     if (typeof r === 'function') return (r as (u: string) => Response | Promise<Response>)(url);
     return new Response(JSON.stringify(r), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } });
