@@ -15,7 +15,8 @@ export interface BenchRow {
 }
 
 const QUERIES = ['flask', 'tee', 'linen', 'candle', 'sweater', 'socks', 'beanie', 'hoodie'];
-const META = { 'ucp-agent': { profile: 'https://platform.example/.well-known/ucp' } };
+/** The calling platform's profile: bench/run.ts serves one on loopback (BENCH_PROFILE_URL). */
+const META = { 'ucp-agent': { profile: process.env.BENCH_PROFILE_URL ?? 'https://platform.example/.well-known/ucp' } };
 
 interface Case {
   name: string;

@@ -14,6 +14,8 @@ import { migrateToLatest, openDatabase } from '../server/db/index.ts';
 import { loadCatalogFile } from '../server/core/catalog-store.ts';
 import { isEmpty, seedDemo } from '../server/seed/demo.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
+import { createServer } from 'node:http';
+import { platformProfile } from '../test/support/platform.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -30,8 +32,24 @@ async function prepare(dataDir: string, products: number) {
   console.log(`  loaded ${products} products in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * MCP calls always name a platform profile, which the server fetches and caches: serve one from
+ * this process on loopback (the server runs with UCP_ALLOW_INSECURE_PROFILE_URLS=1 for that).
+ */
+async function serveBenchProfile(): Promise<string> {
+  const body = JSON.stringify(platformProfile());
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/.well-known/ucp`;
+}
+
 async function main() {
   const rows: Row[] = [];
+  process.env.BENCH_PROFILE_URL = await serveBenchProfile();
   const basePort = await freePort();
   const baseline = await startChild(process.execPath, ['-e', BASELINE_SOURCE], { PORT: String(basePort) }, /ready/);
   const base = await load('baseline: node:http JSON GET', { url: `http://127.0.0.1:${basePort}`, host: 'bench', path: '/', durationSec: seconds });
@@ -44,7 +62,7 @@ async function main() {
     try {
       await prepare(dataDir, products);
       const port = await freePort();
-      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' }, /listening/);
+      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }, /listening/);
       const url = `http://127.0.0.1:${port}`;
       try {
         if (products === sizes[0]) {
