@@ -136,6 +136,20 @@ describe('negotiated capabilities in the ucp block', () => {
     expect(capsOf(all.body)).toEqual(['dev.ucp.shopping.cart', 'dev.ucp.shopping.discount']);
   });
 
+  it('a platform without discount cannot apply codes: they are ignored with a warning, prices unchanged', async () => {
+    const withCode = { ...DEMO_CART, discounts: { codes: ['WELCOME10'] } };
+    const r = await rest('demo.localhost', 'POST', '/carts', withCode, agent(NO_DISCOUNT));
+    expect(r.status).toBe(201);
+    expectUcpValid('shopping/cart.json', r.body);
+    expect(r.body.discounts).toBeUndefined();
+    expect(r.body.totals.some((t: any) => t.type === 'discount' || t.type === 'items_discount')).toBe(false);
+    expect(r.body.messages).toContainEqual(expect.objectContaining({ type: 'warning', code: 'capability_not_negotiated', path: '$.discounts' }));
+    const negotiated = await rest('demo.localhost', 'POST', '/carts', withCode, agent(A));
+    expect(negotiated.body.discounts.applied).toHaveLength(1);
+    const total = (b: any) => b.totals.find((t: any) => t.type === 'total').amount;
+    expect(total(negotiated.body)).toBeLessThan(total(r.body));
+  });
+
   it('a platform without cart: capabilities_incompatible as a 200 UCP error envelope; catalog still works', async () => {
     const r = await rest('demo.localhost', 'POST', '/carts', DEMO_CART, agent(CATALOG_ONLY));
     expect(r.status).toBe(200);

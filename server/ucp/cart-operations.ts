@@ -13,7 +13,7 @@ import { InvalidRequest } from '../core/errors.ts';
 import { CartRejected, cancelCart, createCart, findCart, renderCart, updateCart, type CartRecord } from '../core/carts.ts';
 import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent } from '../core/idempotency.ts';
 import { validate } from '../http/body.ts';
-import { responseMeta } from './profile.ts';
+import { CAP, responseMeta } from './profile.ts';
 
 export interface OperationContext {
   db: DB;
@@ -42,7 +42,9 @@ export function cartMeta(negotiated?: Iterable<string>) {
 }
 
 function cartBody(ctx: OperationContext, record: CartRecord, messages: Message[] = []): Cart {
-  return { ucp: cartMeta(ctx.negotiated), ...renderCart(record, ctx.shop, ctx.origin, messages) };
+  const cart: Cart = { ucp: cartMeta(ctx.negotiated), ...renderCart(record, ctx.shop, ctx.origin, messages) };
+  if (ctx.negotiated !== undefined && !new Set(ctx.negotiated).has(CAP.discount)) delete cart.discounts;
+  return cart;
 }
 
 function errorBody(ctx: OperationContext, messages: Message[]): ErrorResponse {
@@ -114,11 +116,32 @@ async function guarded(
   }
 }
 
+/**
+ * The discount extension is only in play when negotiated (DIGEST §6): without it, codes sent by the
+ * platform are ignored, with a warning saying why, instead of silently changing the price.
+ */
+function negotiatedDiscounts<T extends { discounts?: unknown }>(ctx: OperationContext, req: T): { req: T; messages: Message[] } {
+  const allowed = ctx.negotiated === undefined || new Set(ctx.negotiated).has(CAP.discount);
+  if (allowed || req.discounts === undefined) return { req, messages: [] };
+  const { discounts: _ignored, ...rest } = req;
+  return {
+    req: rest as T,
+    messages: [
+      {
+        type: 'warning',
+        code: 'capability_not_negotiated',
+        path: '$.discounts',
+        content: `Discount codes were ignored: your platform profile does not negotiate ${CAP.discount}.`,
+      },
+    ],
+  };
+}
+
 export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
-  const req = validate(CreateCartRequest, input);
+  const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input));
   return guarded(ctx, 'create_cart', null, input, async (db) => {
     const { record, messages } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
-    return { status: 201, body: cartBody(ctx, record, messages) };
+    return { status: 201, body: cartBody(ctx, record, [...notes, ...messages]) };
   }, true); // reads, then a single INSERT
 }
 
@@ -129,7 +152,7 @@ export async function getCartOp(ctx: OperationContext, id: string): Promise<Oper
 }
 
 export async function updateCartOp(ctx: OperationContext, id: string, input: unknown): Promise<OperationResult> {
-  const req = validate(UpdateCartRequest, input);
+  const { req, messages: notes } = negotiatedDiscounts(ctx, validate(UpdateCartRequest, input));
   if (req.id !== undefined && req.id !== id) {
     throw new InvalidRequest('invalid_request', `The body names cart '${req.id}' but the request is for '${id}'.`, [
       { path: '$.id', code: 'id_mismatch', content: 'Must equal the cart id of the request (or be omitted).' },
@@ -138,7 +161,7 @@ export async function updateCartOp(ctx: OperationContext, id: string, input: unk
   return guarded(ctx, 'update_cart', id, input, async (db) => {
     const r = await updateCart(db, ctx.shop, id, req, { acceptLanguage: ctx.acceptLanguage });
     if (!r) return notFound(ctx, id);
-    return { status: 200, body: cartBody(ctx, r.record, r.messages) };
+    return { status: 200, body: cartBody(ctx, r.record, [...notes, ...r.messages]) };
   });
 }
 
