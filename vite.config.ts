@@ -1,28 +1,18 @@
 /**
- * Builds host.js: one self-contained IIFE (Preact + @preact/signals bundled in) at `dist/host.js`,
- * exposing `window.UCP`. Served by server/storefront/hostjs.ts. See docs/host-js.md.
+ * Builds host.js as an ES module with code splitting (docs/host-js.md "Build and delivery"):
+ *   dist/host.js                        the entry every page loads: Preact + @preact/signals core, the
+ *                                       widget, mode selection, `window.UCP` (no static imports)
+ *   dist/host-role-embedded-<hash>.js   the embedded role, imported only on a framed cart page
+ *   dist/host-role-host-<hash>.js       the host role, imported on the first `UCP.openCart()`
+ *   dist/host-<name>-<hash>.js          code shared by the two roles (never by the entry)
+ *   dist/host-chunks.json               the chunk graph, read by server/storefront/hostjs.ts and tests
+ * Served by server/storefront/hostjs.ts.
  */
-import { existsSync } from 'node:fs';
+import { readdirSync, unlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rolldown } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-
-/**
- * The embedded-protocol module (src/embedded/index.ts) is written in parallel; until it exists the
- * build links a stub with the same interface (plain page, no host mode).
- */
-function embeddedFallback(): Plugin {
-  const real = `${root}src/embedded/index.ts`;
-  return {
-    name: 'ucp-embedded-fallback',
-    enforce: 'pre',
-    resolveId(source) {
-      if (source.endsWith('/embedded/index.ts') && !existsSync(real)) return `${root}src/host/embedded-stub.ts`;
-      return null;
-    },
-  };
-}
 
 /**
  * Constructable-stylesheet CSS is shipped verbatim: collapse the whitespace of every template
@@ -47,9 +37,58 @@ function minifyCss(): Plugin {
   };
 }
 
+/** The chunk whose facade is one of these modules plays that protocol role. */
+const ROLES: Record<string, 'embedded' | 'host'> = { 'role-embedded.ts': 'embedded', 'role-host.ts': 'host' };
+
+export interface HostChunks {
+  entry: 'host.js';
+  /** `modules`: the source modules in the chunk, relative to the repository (for tests). */
+  chunks: Array<{ file: string; role: 'embedded' | 'host' | null; imports: string[]; modules: string[] }>;
+  entryModules: string[];
+}
+
+/**
+ * After chunking: (1) every lazy `import("./host-…js")` in the entry also starts fetching that chunk's
+ * static imports (the shared protocol chunk), so a role costs one round trip, not two; (2) writes
+ * `host-chunks.json`; (3) deletes `host-*.js` left over from earlier builds (`emptyOutDir` is off).
+ */
+function hostChunks(): Plugin {
+  let outDir = '';
+  return {
+    name: 'ucp-host-chunks',
+    generateBundle(opts, bundle) {
+      outDir = opts.dir ?? '';
+      const chunks = Object.values(bundle).filter((c): c is Rolldown.OutputChunk => c.type === 'chunk');
+      const entry = chunks.find((c) => c.isEntry);
+      if (!entry || entry.fileName !== 'host.js') this.error('host.js: expected one entry chunk named host.js');
+      const deps = (file: string, seen = new Set<string>()) => {
+        for (const i of (bundle[file] as Rolldown.OutputChunk).imports) if (!seen.has(i)) deps(i, seen.add(i));
+        return seen;
+      };
+      const loaded = deps('host.js');
+      const rel = (c: Rolldown.OutputChunk) => c.moduleIds.map((id) => id.replace(root, '').replace(/\?.*$/, ''));
+      entry.code = entry.code.replace(/\bimport\((["'`])\.\/(host-[\w.-]+\.js)\1\)/g, (m, _q: string, file: string) => {
+        const extra = [...deps(file)].filter((f) => !loaded.has(f) && f !== 'host.js');
+        return extra.length ? `Promise.all([${[file, ...extra].map((f) => `import("./${f}")`).join()}]).then(m=>m[0])` : m;
+      });
+      const manifest: HostChunks = {
+        entry: 'host.js',
+        chunks: chunks
+          .filter((c) => !c.isEntry)
+          .map((c) => ({ file: c.fileName, role: ROLES[(c.facadeModuleId ?? '').split(/[\\/]/).pop()!] ?? null, imports: c.imports, modules: rel(c) })),
+        entryModules: rel(entry),
+      };
+      this.emitFile({ type: 'asset', fileName: 'host-chunks.json', source: `${JSON.stringify(manifest, null, 2)}\n` });
+    },
+    writeBundle(_opts, bundle) {
+      for (const f of readdirSync(outDir)) if (/^host-.*\.js$/.test(f) && !(f in bundle)) unlinkSync(`${outDir}/${f}`);
+    },
+  };
+}
+
 export default defineConfig({
   publicDir: false,
-  plugins: [embeddedFallback(), minifyCss()],
+  plugins: [minifyCss(), hostChunks()],
   // Preact's and the signals' development branches, if any, are dead code in host.js.
   define: { 'process.env.NODE_ENV': '"production"' },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
@@ -62,7 +101,15 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: true,
     rolldownOptions: {
-      output: { comments: { legal: false } },
+      output: {
+        // Lazily imported role chunks and the code they share; content-hashed, served immutable.
+        // (`[name]` is the role module's name; the chunk the roles share is named `shared`.)
+        chunkFileNames: (c) => (c.isDynamicEntry ? 'host-[name]-[hash].js' : 'host-shared-[hash].js'),
+        // Vite's library mode keeps whitespace and pure annotations in ES output (for re-bundling):
+        // host.js is shipped as is, so minify fully, as the IIFE was.
+        minify: { compress: true, mangle: true, codegen: true },
+        comments: { legal: false, annotation: false, jsdoc: false },
+      },
       treeshake: {
         /**
          * host.js uses @preact/signals through its core API only (`signal`, `computed`, `effect`,
@@ -77,8 +124,7 @@ export default defineConfig({
     },
     lib: {
       entry: `${root}src/host/main.ts`,
-      name: 'UCP',
-      formats: ['iife'],
+      formats: ['es'],
       fileName: () => 'host.js',
     },
   },

@@ -1,13 +1,19 @@
 /**
- * Server side of host.js: delivery (short-cache URL, immutable hashed twin, SRI manifest, CORS,
- * 404 without the protocol), the storefront pages and the cart page's CSP, agent.localhost routing.
+ * Server side of host.js: delivery (short-cache URL, immutable hashed twin, immutable lazy chunks,
+ * SRI manifest, CORS, 404 without the protocol), the storefront pages (module script with SRI; the
+ * framed cart page preloads the embedded role only) and the cart page's CSP, agent.localhost routing.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { frameAncestors, html, pageCsp } from '../server/storefront/pages.ts';
-import { HOST_JS_PATH } from '../server/storefront/hostjs.ts';
+import { CHUNKS_FILE, HOST_JS_PATH } from '../server/storefront/hostjs.ts';
+
+const sri = (b: Buffer) => `sha384-${createHash('sha384').update(b).digest('base64')}`;
+const DIST = HOST_JS_PATH.slice(0, HOST_JS_PATH.lastIndexOf('/') + 1);
+type Graph = { chunks: Array<{ file: string; role: 'embedded' | 'host' | null; imports: string[] }> };
+const graph: Graph = existsSync(DIST + CHUNKS_FILE) ? JSON.parse(readFileSync(DIST + CHUNKS_FILE, 'utf8')) : { chunks: [] };
 
 let s: TestServer;
 beforeAll(async () => {
@@ -52,6 +58,34 @@ describe.skipIf(!existsSync(HOST_JS_PATH))('/ucp/host.js', () => {
     expect(t.status).toBe(200);
     expect(t.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect((await s.req('demo.localhost', 'GET', '/ucp/host.0000000000000000.js')).status).toBe(404);
+    expect((await s.req('demo.localhost', 'GET', '/ucp/host-role-host-nope.js')).status).toBe(404);
+    expect((await s.req('demo.localhost', 'GET', '/ucp/host-chunks.json')).status).toBe(404);
+  });
+
+  it('serves every lazy chunk immutable, as JavaScript, with CORS, gzip and its SRI digest in the manifest', async () => {
+    expect(graph.chunks.length).toBeGreaterThanOrEqual(2);
+    const m = await s.req('demo.localhost', 'GET', '/ucp/host.json');
+    const listed = m.body.chunks as Array<{ url: string; integrity: string; role: string | null; imports: string[] }>;
+    expect(listed.map((c) => new URL(c.url).pathname).sort()).toEqual(graph.chunks.map((c) => `/ucp/${c.file}`).sort());
+    expect(listed.filter((c) => c.role).map((c) => c.role).sort()).toEqual(['embedded', 'host']);
+    for (const c of graph.chunks) {
+      const bytes = readFileSync(DIST + c.file);
+      const entry = listed.find((l) => l.url.endsWith(`/ucp/${c.file}`))!;
+      expect(new URL(entry.url).origin).toBe(new URL(m.body.url).origin);
+      expect(entry.integrity).toBe(sri(bytes));
+      expect(entry.imports.map((u) => new URL(u).pathname)).toEqual(c.imports.map((f) => `/ucp/${f}`));
+      const r = await s.req('demo.localhost', 'GET', `/ucp/${c.file}`);
+      expect(r.status).toBe(200);
+      expect(r.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(r.headers['content-type']).toMatch(/^text\/javascript/);
+      expect(r.headers['access-control-allow-origin']).toBe('*');
+      expect(r.headers.etag).toBeTruthy();
+      expect(Buffer.byteLength(r.text)).toBe(bytes.length);
+      const z = await s.req('demo.localhost', 'GET', `/ucp/${c.file}`, undefined, { 'Accept-Encoding': 'gzip' });
+      expect(z.headers['content-encoding']).toBe('gzip');
+      expect((await s.req('demo.localhost', 'GET', `/ucp/${c.file}`, undefined, { 'If-None-Match': r.headers.etag as string })).status).toBe(304);
+      expect((await s.req('offline.localhost', 'GET', `/ucp/${c.file}`)).status).toBe(404);
+    }
   });
 
   it('is 404 on a shop without the protocol', async () => {
@@ -62,7 +96,10 @@ describe.skipIf(!existsSync(HOST_JS_PATH))('/ucp/host.js', () => {
   it('pages load the twin with integrity and ship a strict CSP', async () => {
     const r = await s.req('demo.localhost', 'GET', '/products/engraved-flask');
     expect(r.status).toBe(200);
-    expect(r.text).toContain(`integrity="${integrity}"`);
+    expect(r.text).toMatch(new RegExp(`<script type="module" src="/ucp/host\\.[0-9a-f]{16}\\.js" integrity="${integrity.replace(/[+/]/g, '\\$&')}" crossorigin="anonymous"></script>`));
+    // A product page never loads either protocol role.
+    expect(r.text).not.toContain('modulepreload');
+    expect(r.text).not.toContain('host-role-');
     expect(r.text).toContain('<ucp-product product-id="prod_engraved_flask">');
     expect(r.text).not.toMatch(/<script>|<style|style=/);
     expect(r.headers['content-security-policy']).toContain("script-src 'self'");
@@ -76,6 +113,23 @@ describe('cart page', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-security-policy']).toMatch(/frame-ancestors 'self' http:\/\/agent\.localhost:\*/);
     expect(r.text).toContain('<ucp-cart cart-id="whatever" mode="page" allowed-hosts="http://agent.localhost:*">');
+  });
+  it.skipIf(!existsSync(HOST_JS_PATH))('framed (ep_version / ec_version) it preloads the embedded role with SRI, never the host role', async () => {
+    const embedded = new Set<string>();
+    const add = (f: string) => {
+      embedded.add(f);
+      for (const i of graph.chunks.find((c) => c.file === f)?.imports ?? []) add(i);
+    };
+    for (const c of graph.chunks) if (c.role === 'embedded') add(c.file);
+    for (const q of ['?ep_version=2026-04-08', '?ec_version=2026-04-08']) {
+      const r = await s.req('demo.localhost', 'GET', `/cart/whatever${q}`);
+      const preloads = [...r.text.matchAll(/<link rel="modulepreload" href="\/ucp\/([^"]+)" integrity="([^"]+)" crossorigin="anonymous">/g)];
+      expect(preloads.map((p) => p[1]).sort()).toEqual([...embedded].sort());
+      for (const [, file, integ] of preloads) expect(integ).toBe(sri(readFileSync(DIST + file)));
+    }
+    const plain = await s.req('demo.localhost', 'GET', '/cart/whatever');
+    expect(plain.text).not.toContain('modulepreload');
+    expect(plain.text).toContain('<script type="module" src="/ucp/host.');
   });
   it('on the other shop (no allowed agents) only self may frame it', async () => {
     const r = await s.req('other.localhost', 'GET', '/cart/x');

@@ -60,16 +60,44 @@ $('existing').addEventListener('submit', (e) => {
 });
 $('clear').addEventListener('click', () => $('log').replaceChildren());
 
-const s = document.createElement('script');
-s.src = `${SHOP}/ucp/host.js`;
-s.onload = () => {
-  const ok = !!(window.UCP && window.UCP.openCart);
-  $('hostjs').textContent = ok ? `loaded (UCP ${window.UCP.version || ''})` : 'loaded, but no UCP.openCart';
-  log('agent:hostjs', { src: s.src, ok });
-  if (ok) for (const b of document.querySelectorAll('button[disabled]')) b.disabled = false;
-};
-s.onerror = () => {
-  $('hostjs').textContent = `failed to load ${s.src}`;
-  log('agent:hostjs', { src: s.src, ok: false });
-};
-document.head.append(s);
+/*
+ * Load host.js the way a third-party page should: read the shop's manifest (/ucp/host.json, CORS),
+ * load the immutable entry as a module with SRI, and pin the chunks it imports lazily (the host role
+ * on the first UCP.openCart) with an import map's `integrity`. Without the manifest, fall back to
+ * the short-cache URL without SRI.
+ */
+async function hostJs() {
+  try {
+    const r = await fetch(`${SHOP}/ucp/host.json`, { credentials: 'omit' });
+    if (!r.ok) throw new Error(String(r.status));
+    const m = await r.json();
+    if (m.chunks && m.chunks.length && HTMLScriptElement.supports && HTMLScriptElement.supports('importmap')) {
+      const map = document.createElement('script');
+      map.type = 'importmap';
+      map.textContent = JSON.stringify({ imports: {}, integrity: Object.fromEntries(m.chunks.map((c) => [c.url, c.integrity])) });
+      document.head.append(map);
+    }
+    return { src: m.url, integrity: m.integrity };
+  } catch {
+    return { src: `${SHOP}/ucp/host.js`, integrity: '' };
+  }
+}
+
+hostJs().then(({ src, integrity }) => {
+  const s = document.createElement('script');
+  s.type = 'module';
+  s.crossOrigin = 'anonymous';
+  if (integrity) s.integrity = integrity;
+  s.src = src;
+  s.onload = () => {
+    const ok = !!(window.UCP && window.UCP.openCart);
+    $('hostjs').textContent = ok ? `loaded (UCP ${window.UCP.version || ''})` : 'loaded, but no UCP.openCart';
+    log('agent:hostjs', { src: s.src, ok });
+    if (ok) for (const b of document.querySelectorAll('button[disabled]')) b.disabled = false;
+  };
+  s.onerror = () => {
+    $('hostjs').textContent = `failed to load ${s.src}`;
+    log('agent:hostjs', { src: s.src, ok: false });
+  };
+  document.head.append(s);
+});

@@ -1,10 +1,13 @@
 /**
- * Delivery of the built host.js (dist/host.js, `npm run build:host`):
- *   /ucp/host.js            short cache (max-age=300) + ETag, for copy-paste embeds
- *   /ucp/host.<sha256:16>.js immutable, content-hashed twin (for SRI pinning)
- *   /ucp/host.json          {url, integrity: "sha384-…", version, bytes}
- * CORS `*` on all. Read at startup, re-read when the file changes; 503 with a clear message when
- * it has not been built.
+ * Delivery of the built host.js (`npm run build:host` = vite build, see vite.config.ts):
+ *   /ucp/host.js              the ES module entry; short cache (max-age=300) + ETag, for copy-paste embeds
+ *   /ucp/host.<sha256:16>.js  immutable, content-hashed twin of the entry (for SRI pinning)
+ *   /ucp/host-<name>-<hash>.js  the lazily imported chunks (protocol roles and their shared code):
+ *                             immutable; imported by the entry relative to its own URL
+ *   /ucp/host.json            {url, integrity: "sha384-…", version, bytes, gzip_bytes, chunks: [{url, integrity, role, …}]}
+ * CORS `*` on all (module scripts loaded cross-origin are fetched in CORS mode). Read at startup,
+ * re-read when dist/host.js or dist/host-chunks.json changes; 503 with a clear message when it has
+ * not been built. See docs/host-js.md.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -15,37 +18,82 @@ import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 
 export const HOST_JS_PATH = fileURLToPath(new URL('../../dist/host.js', import.meta.url));
+/** Written by the build next to host.js: `{entry, chunks: [{file, role, imports, modules}]}`. */
+export const CHUNKS_FILE = 'host-chunks.json';
 
-export interface HostBundle {
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** One served file: its bytes, gzip, ETag and SRI digest. */
+export interface HostAsset {
   body: Buffer;
   gzip: Buffer;
-  hash: string;
   etag: string;
   integrity: string;
+}
+
+export interface HostChunk extends HostAsset {
+  file: string;
+  /** The protocol role this chunk implements (`null`: code shared by the roles). */
+  role: 'embedded' | 'host' | null;
+  /** Chunks it imports statically (file names). */
+  imports: string[];
+}
+
+export interface HostBundle extends HostAsset {
+  hash: string;
   mtimeMs: number;
+  /** Lazily imported chunks by file name. */
+  chunks: Map<string, HostChunk>;
 }
 
 let cached: HostBundle | null = null;
+let cachedKey = '';
+
+function asset(body: Buffer): HostAsset & { hex: string } {
+  const hex = createHash('sha256').update(body).digest('hex');
+  return {
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    etag: `"${hex.slice(0, 32)}"`,
+    integrity: `sha384-${createHash('sha384').update(body).digest('base64')}`,
+    hex,
+  };
+}
+
+const mtime = (p: string) => {
+  try {
+    return statSync(p).mtimeMs;
+  } catch {
+    return -1;
+  }
+};
 
 /** The current bundle, or null when dist/host.js does not exist. */
 export function hostBundle(path = HOST_JS_PATH): HostBundle | null {
-  let mtimeMs: number;
+  const dir = path.slice(0, path.lastIndexOf('/') + 1);
+  const mtimeMs = mtime(path);
+  if (mtimeMs < 0) return (cached = null);
+  const key = `${path}:${mtimeMs}:${mtime(dir + CHUNKS_FILE)}`;
+  if (cached && cachedKey === key) return cached;
+  const entry = asset(readFileSync(path));
+  const chunks = new Map<string, HostChunk>();
   try {
-    mtimeMs = statSync(path).mtimeMs;
+    const graph = JSON.parse(readFileSync(dir + CHUNKS_FILE, 'utf8')) as { chunks: Array<{ file: string; role: HostChunk['role']; imports: string[] }> };
+    for (const c of graph.chunks) {
+      if (!/^host-[\w.-]+\.js$/.test(c.file)) continue;
+      try {
+        const { hex: _, ...a } = asset(readFileSync(dir + c.file));
+        chunks.set(c.file, { ...a, file: c.file, role: c.role ?? null, imports: c.imports ?? [] });
+      } catch {
+        // Mid-build: the next request sees the new mtimes and reads again.
+      }
+    }
   } catch {
-    return (cached = null);
+    // No chunk graph: a build without lazy chunks.
   }
-  if (cached && cached.mtimeMs === mtimeMs) return cached;
-  const body = readFileSync(path);
-  const hex = createHash('sha256').update(body).digest('hex');
-  cached = {
-    body,
-    gzip: gzipSync(body, { level: 9 }),
-    hash: hex.slice(0, 16),
-    etag: `"${hex.slice(0, 32)}"`,
-    integrity: `sha384-${createHash('sha384').update(body).digest('base64')}`,
-    mtimeMs,
-  };
+  const { hex, ...e } = entry;
+  cachedKey = key;
+  cached = { ...e, hash: hex.slice(0, 16), mtimeMs, chunks };
   return cached;
 }
 
@@ -55,7 +103,19 @@ export function hostJsUrl(origin: string): string {
   return b ? `${origin}/ucp/host.${b.hash}.js` : `${origin}/ucp/host.js`;
 }
 
-function send(c: Context<AppEnv>, b: HostBundle, cacheControl: string) {
+/** The chunks a role needs (its own and everything it imports), in load order. */
+export function roleChunks(b: HostBundle, role: 'embedded' | 'host'): HostChunk[] {
+  const out = new Map<string, HostChunk>();
+  const add = (c: HostChunk | undefined) => {
+    if (!c || out.has(c.file)) return;
+    out.set(c.file, c);
+    for (const i of c.imports) add(b.chunks.get(i));
+  };
+  for (const c of b.chunks.values()) if (c.role === role) add(c);
+  return [...out.values()];
+}
+
+function send(c: Context<AppEnv>, b: HostAsset, cacheControl: string) {
   c.header('Access-Control-Allow-Origin', '*');
   c.header('Cross-Origin-Resource-Policy', 'cross-origin');
   c.header('Content-Type', 'text/javascript; charset=utf-8');
@@ -81,17 +141,36 @@ export function hostJsRoutes() {
   app.get('/host.json', (c) => {
     const b = hostBundle();
     if (!b) return missing(c);
+    const base = `${c.get('origin')}/ucp/`;
     c.header('Access-Control-Allow-Origin', '*');
     c.header('Cache-Control', 'public, max-age=300');
-    return c.json({ url: `${c.get('origin')}/ucp/host.${b.hash}.js`, integrity: b.integrity, version: '2026-04-08', bytes: b.body.length, gzip_bytes: b.gzip.length });
+    return c.json({
+      url: `${base}host.${b.hash}.js`,
+      integrity: b.integrity,
+      version: '2026-04-08',
+      bytes: b.body.length,
+      gzip_bytes: b.gzip.length,
+      // Imported by the entry on demand, relative to its URL (so from this origin). Pin them with an
+      // import map's `integrity` (or `<link rel="modulepreload" integrity>`) to extend SRI to them.
+      chunks: [...b.chunks.values()].map((ch) => ({
+        url: base + ch.file,
+        integrity: ch.integrity,
+        role: ch.role,
+        imports: ch.imports.map((f) => base + f),
+        bytes: ch.body.length,
+        gzip_bytes: ch.gzip.length,
+      })),
+    });
   });
-  app.get('/:file{host(?:\\.[0-9a-f]{16})?\\.js}', (c) => {
+  app.get('/:file{host[\\w.-]*\\.js}', (c) => {
     const b = hostBundle();
     if (!b) return missing(c);
     const file = c.req.param('file');
     if (file === 'host.js') return send(c, b, 'public, max-age=300');
-    if (file === `host.${b.hash}.js`) return send(c, b, 'public, max-age=31536000, immutable');
-    return protocolError(c, 404, 'not_found', 'No such host.js version on this server; read /ucp/host.json for the current one.');
+    if (file === `host.${b.hash}.js`) return send(c, b, IMMUTABLE);
+    const chunk = b.chunks.get(file);
+    if (chunk) return send(c, chunk, IMMUTABLE);
+    return protocolError(c, 404, 'not_found', 'No such host.js file on this server; read /ucp/host.json for the current ones.');
   });
   return app;
 }

@@ -8,7 +8,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { Shop } from '../core/types.ts';
 import { text } from '../core/localize.ts';
-import { hostBundle } from './hostjs.ts';
+import { hostBundle, roleChunks } from './hostjs.ts';
 import { protocolError } from '../http/errors.ts';
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -47,13 +47,23 @@ export function pageCsp(ancestors: string[] = []): string {
   ].join('; ');
 }
 
-function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean; cartButton?: boolean } = {}) {
+function page(
+  c: Context<AppEnv>,
+  shop: Shop,
+  title: string,
+  body: Raw,
+  opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean; cartButton?: boolean; preload?: 'embedded' } = {},
+) {
   const b = hostBundle();
-  // The immutable twin with SRI when built; otherwise the plain URL (which answers 503 until built).
+  // host.js is an ES module: the immutable twin with SRI when built; otherwise the plain URL (which
+  // answers 503 until built). A framed cart page also preloads the embedded role's chunks with SRI
+  // (host.js would import them anyway; this way they load in parallel and are integrity-checked).
   const script = shop.protocolEnabled
     ? b
-      ? html`<script src="/ucp/host.${b.hash}.js" integrity="${b.integrity}" crossorigin="anonymous" defer></script>`
-      : html`<script src="/ucp/host.js" defer></script>`
+      ? html`<script type="module" src="/ucp/host.${b.hash}.js" integrity="${b.integrity}" crossorigin="anonymous"></script>${
+          opts.preload ? roleChunks(b, opts.preload).map((ch) => html`\n<link rel="modulepreload" href="/ucp/${ch.file}" integrity="${ch.integrity}" crossorigin="anonymous">`) : ''
+        }`
+      : html`<script type="module" src="/ucp/host.js" crossorigin="anonymous"></script>`
     : '';
   const lang = shop.settings.default_language;
   const doc = html`<!doctype html>
@@ -124,12 +134,15 @@ export function storefrontPages() {
     if (!shop.protocolEnabled) return protocolError(c, 404, 'not_found', 'This domain does not offer the Universal Commerce Protocol.');
     const ancestors = frameAncestors(shop.settings.allowed_agent_origins);
     const id = c.req.param('id');
+    const q = new URL(c.req.url).searchParams;
+    // Same rule as host.js's mode selection (src/host/mode.ts): ep_version or ec_version ⇒ embedded.
+    const framed = q.has('ep_version') || q.has('ec_version');
     return page(
       c,
       shop,
       'Cart',
       html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"></ucp-cart>`,
-      { ancestors, withHeader: !new URL(c.req.url).searchParams.has('ep_version'), cartButton: false },
+      { ancestors, withHeader: !framed, cartButton: false, ...(framed ? { preload: 'embedded' as const } : {}) },
     );
   });
 

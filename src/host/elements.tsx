@@ -20,13 +20,12 @@ import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
 import type { Cart } from '../wire/cart.ts';
 import { startPage, type PageSession } from './mode.ts';
 
-let scriptOrigin = '';
+/** The origin host.js was loaded from (a module script: its own URL, `import.meta.url`). */
+let scriptOrigin = location.origin;
 try {
-  const src = (document.currentScript as HTMLScriptElement | null)?.src;
-  scriptOrigin = src ? new URL(src).origin : location.origin;
-} catch {
-  scriptOrigin = location.origin;
-}
+  const u = new URL(import.meta.url);
+  if (u.protocol === 'https:' || u.protocol === 'http:') scriptOrigin = u.origin;
+} catch {}
 /** For tests: the origin used when an element has no `shop` attribute. */
 export function setDefaultShop(origin: string) {
   scriptOrigin = origin;
