@@ -12,7 +12,7 @@ import { loadCatalogFile } from '../server/core/catalog-store.ts';
 import { isEmpty, seedDemo } from '../server/seed/demo.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { createTestDatabase, startTempPostgres } from '../test/support/postgres.ts';
-import { freePort, load, startChild, stop, type Row } from './support.ts';
+import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const PRODUCTS = 10_000;
 const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
@@ -76,7 +76,14 @@ export async function benchPostgres(opts: { seconds: number }): Promise<Row[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { printRows } = await import('./support.ts');
-  printRows(await benchPostgres({ seconds: Number(process.env.BENCH_SECONDS ?? 10) }));
+  // Alone: with the same-run node:http baseline, like bench/run.ts.
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const basePort = await freePort();
+  const baseline = await startChild(process.execPath, ['-e', BASELINE_SOURCE], { PORT: String(basePort) }, /ready/);
+  const base = await load('baseline: node:http JSON GET', { url: `http://127.0.0.1:${basePort}`, host: 'bench', path: '/', durationSec: seconds });
+  await stop(baseline);
+  const rows = [base, ...(await benchPostgres({ seconds }))];
+  for (const r of rows) r.ratio = r.rps / base.rps;
+  printRows(rows);
   process.exit(0);
 }
