@@ -35,5 +35,9 @@ export async function startEmbeddedPage(el: HTMLElement, store: Store, allowedOr
       session.error({ ...e, messages: store.error.value.length ? store.error.value : e.messages } as ErrorResponse);
     }
   }
-  return session ? { session, checkout: (cart) => session.complete(cart) } : null;
+  // `complete` makes the host tear this frame down at once. Send it from a task of its own, after
+  // the Checkout click has been fully handled: a frame removed while the browser still waits for it
+  // to acknowledge that click loses the acknowledgement (in Chromium a CDP-driven click then never
+  // completes; the e2e "complete can be cancelled" test hung on it now and then).
+  return session ? { session, checkout: (cart) => setTimeout(() => session.complete(cart)) } : null;
 }
