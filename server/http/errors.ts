@@ -65,7 +65,7 @@ export function renderError(err: unknown, c: Context): Response {
 }
 
 /** PostgreSQL refused a text value (22021 invalid byte sequence, 22P05 untranslatable character: NUL). */
-function isInvalidText(err: unknown): boolean {
+export function isInvalidText(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '22021' || code === '22P05';
 }

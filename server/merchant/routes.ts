@@ -7,7 +7,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
-import { isUnavailable } from '../http/errors.ts';
+import { isInvalidText, isUnavailable } from '../http/errors.ts';
 import type { Shop } from '../core/types.ts';
 import { InvalidRequest, type FieldIssue } from '../core/errors.ts';
 import { findShopById } from '../core/shops.ts';
@@ -135,6 +135,10 @@ export function merchantRoutes() {
   r.onError((err, c) => {
     const e = toApiError(err);
     if (e) return envelope(c, e);
+    if (isInvalidText(err)) {
+      // PostgreSQL refuses U+0000 in text (PGlite accepts it): the input, not the server, is wrong.
+      return envelope(c, new ApiError(422, 'validation_failed', 'Text must not contain the NUL character (U+0000).'));
+    }
     if (isUnavailable(err)) {
       // Database unreachable or restarting: transient, nothing half-written (docs/deploy.md).
       c.header('Retry-After', '2');
