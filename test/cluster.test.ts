@@ -14,6 +14,8 @@ import { spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import { CART_BODY, ROOT, prepareDatabase, send, spawnServer, withDb, type ServerProcess } from '../scripts/faults/lib.ts';
 import { createTestDatabase, type TestDatabase } from './support/postgres.ts';
+import { migrateToLatest, openDatabase, type DB } from '../server/db/index.ts';
+import { runIdempotent } from '../server/core/idempotency.ts';
 
 const PG = process.env.TEST_DATABASE_URL;
 const HOST = 'demo.localhost';
@@ -33,6 +35,36 @@ describe('server/cluster.ts on the embedded database', () => {
       expect(out).toMatch(/WORKERS=2 needs DATABASE_URL/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('idempotent operations under serialization failures', () => {
+  it('a transaction aborted with 40001/40P01 runs again, once committed', async () => {
+    const db = await openDatabase({ dataDir: 'memory://' });
+    try {
+      await migrateToLatest(db);
+      let calls = 0;
+      // The first two transactions fail as PostgreSQL does under contention, the third commits.
+      const flaky = new Proxy(db, {
+        get(target, prop) {
+          if (prop === 'transaction' && calls++ < 2) {
+            const code = calls === 1 ? '40001' : '40P01';
+            return () => ({ execute: async () => Promise.reject(Object.assign(new Error('could not serialize access'), { code })) });
+          }
+          const v = Reflect.get(target, prop, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      }) as DB;
+      let runs = 0;
+      const scope = { shopId: 'shop_demo', operation: 'test_op', key: randomUUID(), fingerprint: 'f' };
+      const r = await runIdempotent(flaky, scope, async () => ({ status: 201, body: { n: ++runs } }));
+      expect(r).toEqual({ status: 201, body: { n: 1 }, replayed: false });
+      expect(calls).toBe(3);
+      const again = await runIdempotent(db, scope, async () => ({ status: 201, body: { n: ++runs } }));
+      expect(again).toEqual({ status: 201, body: { n: 1 }, replayed: true });
+    } finally {
+      await db.destroy();
     }
   });
 });

@@ -73,6 +73,25 @@ export async function runIdempotent<T extends StoredResult>(
   scope: IdempotencyScope,
   run: (tx: Transaction<Database>) => Promise<T>,
 ): Promise<StoredResult & { replayed: boolean }> {
+  // A serialization failure or deadlock (PostgreSQL 40001/40P01; the default on serializable
+  // engines such as CockroachDB) rolled everything back: run the whole transaction again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runIdempotentOnce(db, scope, run);
+    } catch (e) {
+      const cause = e instanceof IdempotencyUnavailable ? e.cause : e;
+      const code = (cause as { code?: unknown } | null)?.code;
+      if ((code !== '40001' && code !== '40P01') || attempt >= 3) throw e;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
+async function runIdempotentOnce<T extends StoredResult>(
+  db: Exec,
+  scope: IdempotencyScope,
+  run: (tx: Transaction<Database>) => Promise<T>,
+): Promise<StoredResult & { replayed: boolean }> {
   const store = async <R>(f: () => Promise<R>): Promise<R> => {
     try {
       return await f();
