@@ -35,6 +35,12 @@ export function searchText(p: StoredProduct, languages: string[]): Record<string
   return out;
 }
 
+/**
+ * The search vector: English and French stemming over their own text, no stemming over identifiers
+ * (ids, handle, SKUs), so a SKU always matches as typed.
+ */
+const SEARCH_VECTOR_SQL = `to_tsvector('english'::regconfig, coalesce(search_text->>'en', '')) || to_tsvector('french'::regconfig, coalesce(search_text->>'fr', '')) || to_tsvector('simple'::regconfig, coalesce(search_text->>'_', ''))`;
+
 function productRow(shopId: string, p: StoredProduct, languages: string[]) {
   const prices = p.variants.map((v) => v.price);
   return {
@@ -72,6 +78,12 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
           })),
         )
         .execute();
+      // The search row is derived from the product row in SQL, so both always agree.
+      await sql`insert into product_search (shop_id, product_id, position, categories, price_min, price_max, tsv)
+        select shop_id, id, position, categories, price_min, price_max, ${sql.raw(SEARCH_VECTOR_SQL)} from products
+        where shop_id = ${shop.id} and id = any(${sql.val(ids)}::text[])
+        on conflict (shop_id, product_id) do update set position = excluded.position, categories = excluded.categories,
+          price_min = excluded.price_min, price_max = excluded.price_max, tsv = excluded.tsv`.execute(tx);
       const variants = batch.flatMap((p) => p.variants.map((v) => ({ shop_id: shop.id, id: v.id, product_id: p.id, sku: v.sku ?? null })));
       for (let j = 0; j < variants.length; j += 1000) {
         await tx.insertInto('variants').values(variants.slice(j, j + 1000)).execute();
@@ -101,6 +113,7 @@ export async function loadCatalogFile(db: DB, input: unknown): Promise<{ shopId:
   // Fresh statistics after a bulk load, or the planner keeps choosing plans for an empty table
   // (e.g. scanning the shop index instead of the full-text index).
   await sql`analyze products`.execute(db);
+  await sql`analyze product_search`.execute(db);
   await sql`analyze variants`.execute(db);
   await saveShopDiscounts(db, s.id, file.discounts);
   return { shopId: s.id, products: file.products.length };

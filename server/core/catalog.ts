@@ -80,13 +80,39 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
   const offset = cursor ? decodeCursor(cursor, req.pagination?.cursor ? '$.pagination.cursor' : '$.cursor') : 0;
   const query = req.query?.trim();
 
-  let qb = db.selectFrom('products').select(docText).where('shop_id', '=', shop.id);
+  let rows: Array<{ doc: string }>;
   if (query) {
+    // Rank every match on the narrow search table, then read documents for this page only.
     const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
-    qb = qb.where(sql<boolean>`tsv @@ ${tsq}`).orderBy(sql`ts_rank(tsv, ${tsq})`, 'desc');
+    const hits = applyFilters(
+      db
+        .selectFrom('product_search')
+        .select(['product_id', 'position', sql<number>`ts_rank(tsv, ${tsq})`.as('rank')])
+        .where('shop_id', '=', shop.id)
+        .where(sql<boolean>`tsv @@ ${tsq}`),
+      req.filters,
+      locale,
+    )
+      .orderBy('rank', 'desc')
+      .orderBy('position')
+      .limit(limit + 1)
+      .offset(offset);
+    rows = await db
+      .with('hits', () => hits)
+      .selectFrom('hits')
+      .innerJoin('products as p', (j) => j.onRef('p.id', '=', 'hits.product_id').on('p.shop_id', '=', shop.id))
+      .select(docTextOf('p'))
+      .orderBy('hits.rank', 'desc')
+      .orderBy('hits.position')
+      .execute();
+  } else {
+    // Browsing: catalog order straight off the (shop_id, position) index.
+    rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id), req.filters, locale)
+      .orderBy('position')
+      .limit(limit + 1)
+      .offset(offset)
+      .execute();
   }
-  qb = applyFilters(qb, req.filters, locale);
-  const rows = await qb.orderBy('position').limit(limit + 1).offset(offset).execute();
 
   const hasNext = rows.length > limit;
   const o = renderOptions(shop, locale, origin);

@@ -28,10 +28,20 @@ export interface ProductsTable {
   price_min: number;
   price_max: number;
   categories: Json<string[]>;
-  /** Full-text vector over every language of the product, built at write time. */
-  tsv: ColumnType<string, never, never>;
+  /** Text indexed for search per language (`_`: identifiers); its vector lives in product_search. */
   search_text: Json<Record<string, string>>;
   updated_at: Generated<Timestamp>;
+}
+
+/** The narrow full-text index of products (migration 0006), kept in step by upsertProducts. */
+export interface ProductSearchTable {
+  shop_id: string;
+  product_id: string;
+  position: number;
+  categories: Json<string[]>;
+  price_min: number;
+  price_max: number;
+  tsv: ColumnType<string, never, never>;
 }
 
 export interface VariantsTable {
@@ -225,6 +235,7 @@ export interface ChannelKeysTable {
 export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
+  product_search: ProductSearchTable;
   variants: VariantsTable;
   carts: CartsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -8,6 +8,7 @@ import * as m0002 from './0002_carts.ts';
 import * as m0003 from './0003_accounts.ts';
 import * as m0004 from './0004_webhooks.ts';
 import * as m0005 from './0005_access.ts';
+import * as m0006 from './0006_product_search.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_accounts': m0003,
   '0004_webhooks': m0004,
   '0005_access': m0005,
+  '0006_product_search': m0006,
 };
