@@ -33,6 +33,15 @@ describe('POST /api/ucp/catalog/search', () => {
     expect(flask.media[0].url).toMatch(new RegExp(`^http://demo\\.localhost:${s.port}/media/`));
   });
 
+  it('ranks title matches above products that only mention the word', async () => {
+    const r = await search({ query: 'flask', limit: 50 });
+    const titles = r.body.products.map((p: any) => /flask/i.test(p.title));
+    expect(titles[0]).toBe(true);
+    // Once the ranking reaches products without the word in the title, no title match follows.
+    const firstWithout = titles.indexOf(false);
+    if (firstWithout >= 0) expect(titles.slice(firstWithout)).not.toContain(true);
+  });
+
   it('never returns another shop\'s products (tenant isolation)', async () => {
     const demo = await search({ query: 'flask' });
     const other = await search({ query: 'flask' }, 'other.localhost');
