@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
+import { TITLE_VECTOR_SQL } from '../db/migrations/0006_product_search.ts';
 import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
 import type { Shop } from './types.ts';
 import { forgetCachedShops } from './shops.ts';
@@ -79,11 +80,11 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
         )
         .execute();
       // The search row is derived from the product row in SQL, so both always agree.
-      await sql`insert into product_search (shop_id, product_id, position, categories, price_min, price_max, tsv)
-        select shop_id, id, position, categories, price_min, price_max, ${sql.raw(SEARCH_VECTOR_SQL)} from products
+      await sql`insert into product_search (shop_id, product_id, position, categories, price_min, price_max, tsv, title_tsv)
+        select shop_id, id, position, categories, price_min, price_max, ${sql.raw(SEARCH_VECTOR_SQL)}, ${sql.raw(TITLE_VECTOR_SQL)} from products
         where shop_id = ${shop.id} and id = any(${sql.val(ids)}::text[])
         on conflict (shop_id, product_id) do update set position = excluded.position, categories = excluded.categories,
-          price_min = excluded.price_min, price_max = excluded.price_max, tsv = excluded.tsv`.execute(tx);
+          price_min = excluded.price_min, price_max = excluded.price_max, tsv = excluded.tsv, title_tsv = excluded.title_tsv`.execute(tx);
       const variants = batch.flatMap((p) => p.variants.map((v) => ({ shop_id: shop.id, id: v.id, product_id: p.id, sku: v.sku ?? null })));
       for (let j = 0; j < variants.length; j += 1000) {
         await tx.insertInto('variants').values(variants.slice(j, j + 1000)).execute();

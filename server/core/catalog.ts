@@ -82,12 +82,13 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
 
   let rows: Array<{ doc: string }>;
   if (query) {
-    // Rank every match on the narrow search table, then read documents for this page only.
+    // Match on the full vector (GIN), rank by the titles' small vector (title hits first, then catalog
+    // order), then read documents for this page only.
     const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
     const hits = applyFilters(
       db
         .selectFrom('product_search')
-        .select(['product_id', 'position', sql<number>`ts_rank(tsv, ${tsq})`.as('rank')])
+        .select(['product_id', 'position', sql<number>`ts_rank(title_tsv, ${tsq})`.as('rank')])
         .where('shop_id', '=', shop.id)
         .where(sql<boolean>`tsv @@ ${tsq}`),
       req.filters,

@@ -16,6 +16,14 @@ export interface DatabaseOptions {
   dataDir: string;
 }
 
+/**
+ * Planner cost of a random page read. PostgreSQL's default (4) assumes spinning disks; on SSDs and
+ * on the in-memory embedded database a random read costs about as much as a sequential one, and
+ * with the default the planner scans the whole search table instead of using its GIN index
+ * (7-9 ms instead of under 2 ms per query at 10k products). Override with PG_RANDOM_PAGE_COST.
+ */
+const RANDOM_PAGE_COST = Number(process.env.PG_RANDOM_PAGE_COST ?? 1.1);
+
 export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
@@ -26,6 +34,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
       max: Number(process.env.PG_POOL_SIZE ?? 10),
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
       connectionTimeoutMillis: Number(process.env.PG_CONNECT_TIMEOUT_MS ?? 5000),
+      options: `-c random_page_cost=${RANDOM_PAGE_COST}`,
     });
     // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
     // unhandled, that would kill the process. The pool discards the client and reconnects on demand.
@@ -41,6 +50,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   const pglite = await PGlite.create(opts.dataDir, {
     parsers: { [types.INT8]: (v: string) => Number(v) },
   });
+  await pglite.exec(`set random_page_cost = ${RANDOM_PAGE_COST}`);
   return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
 }
 

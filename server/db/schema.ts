@@ -42,6 +42,7 @@ export interface ProductSearchTable {
   price_min: number;
   price_max: number;
   tsv: ColumnType<string, never, never>;
+  title_tsv: ColumnType<string, never, never>;
 }
 
 export interface VariantsTable {
