@@ -4,13 +4,13 @@
  * the account service and the merchant API. Each feature mounts its own routes module here.
  */
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Config } from './config.ts';
 import type { DB } from './db/index.ts';
 import type { AppEnv } from './http/env.ts';
 import { protocolError, renderError } from './http/errors.ts';
+import { publicCors } from './http/cors.ts';
 import { findShopByDomain } from './core/shops.ts';
 import { discoveryRoutes } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
@@ -58,7 +58,7 @@ export function createApp({ db, config }: AppDeps) {
   // The demo agent's own origin (agent.localhost): static files only, before any shop route.
   app.use('*', agentSite());
 
-  const corsMw = cors({ origin: '*', allowHeaders: CORS_ALLOW_HEADERS, allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'], exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'], maxAge: 600 });
+  const corsMw = publicCors({ allowHeaders: CORS_ALLOW_HEADERS, allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'], exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'], maxAge: 600 });
   app.use('/api/ucp/*', corsMw);
   app.use('/api/ucp', corsMw);
   app.use('/.well-known/ucp', corsMw);

@@ -80,6 +80,20 @@ describe('GET /.well-known/ucp', () => {
     });
     expect(r.status).toBe(204);
     expect(r.headers['access-control-allow-origin']).toBe('*');
+    const allowed = String(r.headers['access-control-allow-headers']).split(/,\s*/).map((h) => h.toLowerCase());
+    for (const h of ['Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key']) {
+      expect(allowed, h).toContain(h.toLowerCase());
+    }
+    const api = await s.req('demo.localhost', 'OPTIONS', '/api/ucp/carts', undefined, {
+      origin: 'https://agent.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, idempotency-key',
+    });
+    expect(api.status).toBe(204);
+    expect(String(api.headers['access-control-allow-methods'])).toContain('PUT');
+    const get = await s.req('demo.localhost', 'GET', '/.well-known/ucp', undefined, { origin: 'https://agent.example' });
+    expect(get.headers['access-control-allow-origin']).toBe('*');
+    expect(String(get.headers['access-control-expose-headers'])).toContain('ETag');
   });
 
   it('ignores X-Forwarded-* unless the proxy is trusted', async () => {

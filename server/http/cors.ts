@@ -1,0 +1,33 @@
+/**
+ * CORS for the public UCP endpoints: any origin, no credentials. Written out rather than using
+ * hono/cors because that middleware edits the finished Response's headers, which makes the Node
+ * adapter build a full Response object on every request: it halved discovery throughput (measured
+ * in docs/benchmarks.md). Here every header is set before the handler runs.
+ */
+import type { MiddlewareHandler } from 'hono';
+
+export interface CorsOptions {
+  allowMethods: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  /** Seconds a browser may cache a preflight answer. */
+  maxAge: number;
+}
+
+export function publicCors(o: CorsOptions): MiddlewareHandler {
+  const preflight = {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': o.allowMethods.join(', '),
+    'Access-Control-Allow-Headers': o.allowHeaders.join(', '),
+    'Access-Control-Max-Age': String(o.maxAge),
+  };
+  const expose = o.exposeHeaders.join(', ');
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
+      return c.body(null, 204, preflight);
+    }
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Access-Control-Expose-Headers', expose);
+    await next();
+  };
+}
