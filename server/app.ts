@@ -11,14 +11,14 @@ import type { DB } from './db/index.ts';
 import type { AppEnv } from './http/env.ts';
 import { protocolError, renderError } from './http/errors.ts';
 import { publicCors } from './http/cors.ts';
-import { findShopByDomain } from './core/shops.ts';
-import { discoveryRoutes } from './ucp/discovery.ts';
+import { cachedShop, findShopByDomain } from './core/shops.ts';
+import { discoveryHandler } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
-import { agentSite, storefrontRoutes } from './storefront/index.ts';
+import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
 export interface AppDeps {
@@ -38,6 +38,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp({ db, config }: AppDeps) {
   const app = new Hono<AppEnv>();
+  const agent = agentSite();
 
   // Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the shop.
   app.use('*', async (c, next) => {
@@ -51,12 +52,13 @@ export function createApp({ db, config }: AppDeps) {
     c.set('config', config);
     c.set('origin', `${proto}://${host.toLowerCase()}`);
     c.set('hostname', hostname);
-    c.set('shop', await findShopByDomain(db, hostname));
+    // The demo agent's own origin (agent.localhost) serves static files only, before any shop route.
+    if (hostname === AGENT_HOSTNAME) return agent(c, next);
+    // Every request needs its shop: take the cached one synchronously when there is one.
+    const cached = cachedShop(hostname);
+    c.set('shop', cached !== undefined ? cached : await findShopByDomain(db, hostname));
     await next();
   });
-
-  // The demo agent's own origin (agent.localhost): static files only, before any shop route.
-  app.use('*', agentSite());
 
   const corsMw = publicCors({ allowHeaders: CORS_ALLOW_HEADERS, allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'], exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'], maxAge: 600 });
   app.use('/api/ucp/*', corsMw);
@@ -68,7 +70,8 @@ export function createApp({ db, config }: AppDeps) {
   });
   app.use('/api/*', limit);
 
-  app.route('/.well-known/ucp', discoveryRoutes());
+  // A plain route, not a sub-app: the hottest public document goes through as few layers as possible.
+  app.get('/.well-known/ucp', requireProtocol, discoveryHandler);
 
   const rest = new Hono<AppEnv>();
   rest.use('*', requireProtocol);

@@ -19,6 +19,12 @@ function fromRow(row: { id: string; domain: string; name: string; protocol_enabl
   };
 }
 
+/** The cached answer for a domain, without waiting: undefined when it must be looked up. */
+export function cachedShop(domain: string, now = Date.now()): Shop | null | undefined {
+  const hit = cache.get(domain.toLowerCase());
+  return hit && now - hit.at < TTL_MS ? hit.shop : undefined;
+}
+
 export async function findShopByDomain(db: DB, domain: string, now = Date.now()): Promise<Shop | null> {
   const key = domain.toLowerCase();
   const hit = cache.get(key);

@@ -3,9 +3,9 @@
  * revalidation costs one hash and answers 304.
  */
 import { createHash } from 'node:crypto';
-import { Hono } from 'hono';
+import type { Handler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { requireProtocol, shopOf } from './guard.ts';
+import { shopOf } from './guard.ts';
 import { businessProfile } from './profile.ts';
 import { publishedKeys } from '../core/signing-keys.ts';
 
@@ -17,10 +17,8 @@ import { publishedKeys } from '../core/signing-keys.ts';
 const TTL_MS = 5_000;
 const rendered = new Map<string, { body: string; etag: string; shop: object; at: number }>();
 
-export function discoveryRoutes() {
-  const app = new Hono<AppEnv>();
-  app.use('*', requireProtocol);
-  app.get('/', async (c) => {
+/** The discovery handler; mount it behind `requireProtocol`. */
+export const discoveryHandler: Handler<AppEnv> = async (c) => {
     const shop = shopOf(c);
     const cacheKey = `${shop.id} ${c.get('origin')}`;
     let hit = shop.settings.order_webhooks_enabled ? undefined : rendered.get(cacheKey);
@@ -39,6 +37,4 @@ export function discoveryRoutes() {
     const inm = c.req.header('if-none-match');
     if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return c.body(null, 304);
     return c.body(body, 200, { 'Content-Type': 'application/json' });
-  });
-  return app;
-}
+};
