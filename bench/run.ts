@@ -68,8 +68,20 @@ async function main() {
         if (products === sizes[0]) {
           rows.push(await load('discovery GET /.well-known/ucp', { url, host: 'demo.localhost', path: '/.well-known/ucp', durationSec: seconds }));
         }
+        // One connection: the latency of a search itself, without queueing behind other requests.
         rows.push(
-          await load(`catalog search (${products} products)`, {
+          await load(`catalog search (${products} products), 1 connection`, {
+            url,
+            host: 'bench.localhost',
+            method: 'POST',
+            path: '/api/ucp/catalog/search',
+            bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+            durationSec: seconds,
+            connections: 1,
+          }),
+        );
+        rows.push(
+          await load(`catalog search (${products} products), 10 connections`, {
             url,
             host: 'bench.localhost',
             method: 'POST',
