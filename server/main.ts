@@ -11,6 +11,7 @@ for (const s of shops) {
   console.log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
 }
 console.log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
+console.log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
 if (config.mode === 'development') console.log(demoCredentialsText(port));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
