@@ -11,13 +11,10 @@ import type { DB } from '../db/index.ts';
 import type { Shop } from '../core/types.ts';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
-import type { Message } from '../../src/wire/common.ts';
-import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
-import { resolveLocale, type RequestContext } from '../core/localize.ts';
-import { BusinessError, InvalidRequest } from '../core/errors.ts';
-import { validate } from '../http/body.ts';
-import { errorResponse, issueMessages } from '../http/errors.ts';
-import { responseMeta, MCP_SCHEMA_URL } from '../ucp/profile.ts';
+import { getProductOp, lookupCatalogOp, searchCatalogOp } from '../ucp/catalog-operations.ts';
+import { InvalidRequest } from '../core/errors.ts';
+import { issueMessages } from '../http/errors.ts';
+import { MCP_SCHEMA_URL } from '../ucp/profile.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from '../ucp/cart-operations.ts';
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
 import { McpProtocolError, RPC } from './errors.ts';
@@ -49,17 +46,7 @@ interface ToolDef {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shared glue (mirrors server/ucp/rest.ts so both transports answer identically)
-
-function withMessages<T extends object>(body: T, messages: Message[]): T & { messages?: Message[] } {
-  return messages.length ? { ...body, messages } : body;
-}
-
-function localeFor(ctx: ToolContext, context: RequestContext | undefined) {
-  const { locale, notices } = resolveLocale(ctx.shop, context, ctx.acceptLanguage, '$.context');
-  const messages: Message[] = notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
-  return { locale, messages };
-}
+// Shared glue: catalog and cart operations come from server/ucp, as for REST.
 
 /** `$.x` → `$.catalog.x`: paths in -32602 data point into `arguments`. */
 function reroot(path: string, root: string): string {
@@ -155,12 +142,7 @@ const DEFS: ToolDef[] = [
     requireIdempotencyKey: false,
     readOnly: true,
     run: (ctx, args) =>
-      payload('$.catalog', async () => {
-        const req = validate(SearchRequest, args.catalog);
-        const { locale, messages } = localeFor(ctx, req.context);
-        const result = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-        return withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, messages);
-      }),
+      payload('$.catalog', async () => (await searchCatalogOp(ctx, args.catalog)).body as Body),
   },
   {
     name: 'lookup_catalog',
@@ -173,12 +155,7 @@ const DEFS: ToolDef[] = [
     requireIdempotencyKey: false,
     readOnly: true,
     run: (ctx, args) =>
-      payload('$.catalog', async () => {
-        const req = validate(LookupRequest, args.catalog);
-        const { locale, messages } = localeFor(ctx, req.context);
-        const result = await lookupCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-        return withMessages({ ucp: responseMeta('lookup', ctx.negotiated), products: result.products }, [...messages, ...result.messages]);
-      }),
+      payload('$.catalog', async () => (await lookupCatalogOp(ctx, args.catalog)).body as Body),
   },
   {
     name: 'get_product',
@@ -192,17 +169,7 @@ const DEFS: ToolDef[] = [
     requireIdempotencyKey: false,
     readOnly: true,
     run: (ctx, args) =>
-      payload('$.catalog', async () => {
-        const req = validate(GetProductRequest, args.catalog);
-        const { locale, messages } = localeFor(ctx, req.context);
-        try {
-          const product = await getProduct(ctx.db, ctx.shop, req, locale, ctx.origin);
-          return withMessages({ ucp: responseMeta('lookup', ctx.negotiated), product }, messages);
-        } catch (e) {
-          if (e instanceof BusinessError) return errorResponse(e, responseMeta('lookup', ctx.negotiated).capabilities, `${ctx.origin}/`) as unknown as Body;
-          throw e;
-        }
-      }),
+      payload('$.catalog', async () => (await getProductOp(ctx, args.catalog)).body as Body),
   },
   {
     name: 'create_cart',

@@ -1,31 +1,16 @@
 /**
- * The UCP REST transport at `/api/ucp`: thin handlers that validate the wire shape, resolve the
- * locale and call the domain core. Carts are mounted here by the cart routes module.
+ * The UCP REST transport at `/api/ucp`: thin handlers that read the body and call the
+ * transport-neutral operations MCP uses too. Carts are mounted here by the cart routes module.
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
-import { UCP_VERSION, type Message } from '../../src/wire/common.ts';
-import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
-import { resolveLocale, type RequestContext } from '../core/localize.ts';
-import { BusinessError } from '../core/errors.ts';
-import { readBody } from '../http/body.ts';
-import { errorResponse, methodNotAllowed } from '../http/errors.ts';
+import { UCP_VERSION } from '../../src/wire/common.ts';
+import { readJson } from '../http/body.ts';
+import { methodNotAllowed } from '../http/errors.ts';
+import { getProductOp, lookupCatalogOp, searchCatalogOp, type CatalogContext, type CatalogResult } from './catalog-operations.ts';
 import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from './profile.ts';
 import { negotiatedOf, ucpAccess } from './access.ts';
-
-/** Resolves language/currency for a request; unsupported values become warnings. */
-export function localeFor(c: Context<AppEnv>, context: RequestContext | undefined, contextPath = '$.context') {
-  const { locale, notices } = resolveLocale(shopOf(c), context, c.req.header('accept-language'), contextPath);
-  const messages: Message[] = notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
-  c.header('Content-Language', locale.language);
-  return { locale, messages };
-}
-
-function withMessages<T extends object>(body: T, messages: Message[]): T & { messages?: Message[] } {
-  return messages.length ? { ...body, messages } : body;
-}
 
 export function ucpRestRoutes() {
   const app = new Hono<AppEnv>();
@@ -45,31 +30,19 @@ export function ucpRestRoutes() {
     }),
   );
 
-  app.post('/catalog/search', async (c) => {
-    const req = await readBody(c, SearchRequest);
-    const { locale, messages } = localeFor(c, req.context);
-    const result = await searchCatalog(c.get('db'), shopOf(c), req, locale, c.get('origin'));
-    return c.json(withMessages({ ucp: responseMeta('search', negotiatedOf(c)), ...result }, messages));
-  });
-
-  app.post('/catalog/lookup', async (c) => {
-    const req = await readBody(c, LookupRequest);
-    const { locale, messages } = localeFor(c, req.context);
-    const result = await lookupCatalog(c.get('db'), shopOf(c), req, locale, c.get('origin'));
-    return c.json(withMessages({ ucp: responseMeta('lookup', negotiatedOf(c)), products: result.products }, [...messages, ...result.messages]));
-  });
-
-  app.post('/catalog/product', async (c) => {
-    const req = await readBody(c, GetProductRequest);
-    const { locale, messages } = localeFor(c, req.context);
-    try {
-      const product = await getProduct(c.get('db'), shopOf(c), req, locale, c.get('origin'));
-      return c.json(withMessages({ ucp: responseMeta('lookup', negotiatedOf(c)), product }, messages));
-    } catch (e) {
-      if (e instanceof BusinessError) return c.json(errorResponse(e, responseMeta('lookup', negotiatedOf(c)).capabilities, `${c.get('origin')}/`), 200);
-      throw e;
-    }
-  });
+  // The catalog operations are shared with MCP (catalog-operations.ts); REST adds the HTTP parts.
+  const catalog = (op: (ctx: CatalogContext, input: unknown) => Promise<CatalogResult>) => async (c: Context<AppEnv>) => {
+    const input = await readJson(c);
+    const { body, language } = await op(
+      { db: c.get('db'), shop: shopOf(c), origin: c.get('origin'), acceptLanguage: c.req.header('accept-language'), negotiated: negotiatedOf(c) },
+      input,
+    );
+    c.header('Content-Language', language);
+    return c.json(body);
+  };
+  app.post('/catalog/search', catalog(searchCatalogOp));
+  app.post('/catalog/lookup', catalog(lookupCatalogOp));
+  app.post('/catalog/product', catalog(getProductOp));
 
   return app;
 }

@@ -1,0 +1,74 @@
+/**
+ * Catalog operations, transport-neutral: REST (rest.ts) and MCP (mcp/tools.ts) call exactly these,
+ * so both answer with the same body. Each validates its input (InvalidRequest for wire-shape
+ * errors, which each transport renders its own way), resolves the locale and calls the core.
+ */
+import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
+import type { Message } from '../../src/wire/common.ts';
+import type { DB } from '../db/index.ts';
+import type { Shop } from '../core/types.ts';
+import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
+import { resolveLocale, type RequestContext } from '../core/localize.ts';
+import { BusinessError } from '../core/errors.ts';
+import { validate } from '../http/body.ts';
+import { errorResponse } from '../http/errors.ts';
+import { responseMeta } from './profile.ts';
+
+export interface CatalogContext {
+  db: DB;
+  shop: Shop;
+  origin: string;
+  acceptLanguage?: string;
+  /** Capabilities negotiated with the calling platform (default: all of ours). */
+  negotiated?: Iterable<string>;
+}
+
+export interface CatalogResult {
+  /** The exact response body (REST JSON, MCP structuredContent). */
+  body: object;
+  /** The language the body is in (REST sends it as Content-Language). */
+  language: string;
+}
+
+/** Language and currency for a request; unsupported values become warnings, never failures. */
+export function localize(ctx: CatalogContext, context: RequestContext | undefined) {
+  const { locale, notices } = resolveLocale(ctx.shop, context, ctx.acceptLanguage, '$.context');
+  const messages: Message[] = notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
+  return { locale, messages };
+}
+
+export function withMessages<T extends object>(body: T, messages: Message[]): T & { messages?: Message[] } {
+  return messages.length ? { ...body, messages } : body;
+}
+
+export async function searchCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
+  const req = validate(SearchRequest, input);
+  const { locale, messages } = localize(ctx, req.context);
+  const result = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
+  return { body: withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, messages), language: locale.language };
+}
+
+export async function lookupCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
+  const req = validate(LookupRequest, input);
+  const { locale, messages } = localize(ctx, req.context);
+  const result = await lookupCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
+  return {
+    body: withMessages({ ucp: responseMeta('lookup', ctx.negotiated), products: result.products }, [...messages, ...result.messages]),
+    language: locale.language,
+  };
+}
+
+/** One product; a miss is a UCP error_response (a business outcome, not a failure). */
+export async function getProductOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
+  const req = validate(GetProductRequest, input);
+  const { locale, messages } = localize(ctx, req.context);
+  try {
+    const product = await getProduct(ctx.db, ctx.shop, req, locale, ctx.origin);
+    return { body: withMessages({ ucp: responseMeta('lookup', ctx.negotiated), product }, messages), language: locale.language };
+  } catch (e) {
+    if (e instanceof BusinessError) {
+      return { body: errorResponse(e, responseMeta('lookup', ctx.negotiated).capabilities, `${ctx.origin}/`), language: locale.language };
+    }
+    throw e;
+  }
+}
