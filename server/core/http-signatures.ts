@@ -12,7 +12,8 @@
 import { createHash, createPublicKey, KeyObject, sign as nodeSign, verify as nodeVerify, type JsonWebKey } from 'node:crypto';
 import { parseDictionary, serializeInnerList, type InnerList, type Item, type Parameters } from 'structured-headers';
 
-export type HeaderBag = Headers | Record<string, string | string[] | number | undefined>;
+/** Request or response headers: anything with `get` (a `Headers`), or a plain record. */
+export type HeaderBag = { get(name: string): string | null } | Record<string, string | string[] | number | undefined>;
 
 /** What a signature covers: a request (method + url) or a response (status), plus its headers. */
 export interface HttpMessage {
@@ -82,8 +83,8 @@ export function checkContentDigest(body: Uint8Array | string, header: string | n
 /* ------------------------------------------------------------------ signature base (RFC 9421 §2.5) */
 
 function headerValue(headers: HeaderBag, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') {
-    const v = (headers as Headers).get(name);
+  if (typeof headers.get === 'function') {
+    const v = (headers as { get(name: string): string | null }).get(name);
     return v === null ? undefined : v;
   }
   const rec = headers as Record<string, string | string[] | number | undefined>;

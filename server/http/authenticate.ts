@@ -28,6 +28,12 @@ import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatur
 import { CAPABILITIES } from '../ucp/profile.ts';
 
 /** Seconds a signature's `created` may differ from our clock. */
+/** Read access to request headers (a `Headers` object, or a thin view over the framework's). */
+export interface HeaderReader {
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
 export const MAX_CLOCK_SKEW_SECONDS = 300;
 
 export type AccessErrorCode =
@@ -99,7 +105,7 @@ export interface AuthInput {
   method: string;
   /** Absolute URL as the client addressed it (scheme://host[:port]/path?query), for the signature base. */
   url: string;
-  headers: Headers;
+  headers: HeaderReader;
   /** The raw request body (read only when a signature must be verified). */
   body(): Promise<Uint8Array | string>;
   /** Unix seconds (tests). */
@@ -117,7 +123,7 @@ function realm(origin: string): string {
 }
 
 /** `Authorization: Bearer <key>` or `X-API-Key: <key>`; undefined when neither. */
-function presentedKey(headers: Headers, origin: string): string | undefined {
+function presentedKey(headers: HeaderReader, origin: string): string | undefined {
   const auth = headers.get('authorization')?.trim();
   if (auth) {
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
@@ -130,7 +136,7 @@ function presentedKey(headers: Headers, origin: string): string | undefined {
 const REQUEST_BODY_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
 /** Components a request signature must cover (docs/access.md "Signed requests"). */
-export function requiredComponents(method: string, url: URL, headers: Headers, hasBody: boolean): string[] {
+export function requiredComponents(method: string, url: URL, headers: HeaderReader, hasBody: boolean): string[] {
   const c = ['@method', '@authority', '@path'];
   if (url.search !== '') c.push('@query');
   if (headers.has('ucp-agent')) c.push('ucp-agent');

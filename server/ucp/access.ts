@@ -84,7 +84,8 @@ export function ucpAccess(): MiddlewareHandler<AppEnv> {
         profileUrl: ucpAgentProfile(c.req.header('ucp-agent')),
         method: c.req.method,
         url: `${origin}${url.pathname}${url.search}`,
-        headers: c.req.raw.headers,
+        // A view over the adapter's headers: touching c.req.raw would build a full Request per call.
+        headers: { get: (name) => c.req.header(name) ?? null, has: (name) => c.req.header(name) !== undefined },
         body: async () => new Uint8Array(await c.req.arrayBuffer()),
       });
       c.set('access', access);
