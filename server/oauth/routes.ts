@@ -4,6 +4,7 @@
  * the resource endpoint (seed §2.1), RFC 8414 metadata and a minimal admin page.
  */
 import { Hono, type Context } from 'hono';
+import { MemoryBucketStore } from '../http/rate-limit.ts';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
@@ -38,7 +39,7 @@ export function merchantEndpoints(base: string, merchantId: string) {
   return { admin: `${base}/admin/${id}`, api: `${base}/merchants/${id}` };
 }
 
-function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 401 | 403 | 404 = 200) {
+function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 401 | 403 | 404 | 429 = 200) {
   c.header('Cache-Control', 'no-store');
   c.header('X-Frame-Options', 'DENY');
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'");
@@ -163,8 +164,13 @@ async function renderConsent(c: Context<AppEnv>, session: Session, pending: Pend
 
 const AUTHZ_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
 
+/** Failed sign-ins allowed per account before throttling, and how fast the allowance returns. */
+export const LOGIN_FAILURES = { capacity: 5, refillPerSecond: 1 / 60 };
+
 export function oauthRoutes() {
   const r = new Hono<AppEnv>();
+  // Per process, like the other rate limits (docs/oauth.md): N processes allow N x the failures.
+  const loginFailures = new MemoryBucketStore();
   const servers = new WeakMap<DB, OAuth2Server>();
   const libraryFor = (db: DB) => {
     let s = servers.get(db);
@@ -276,8 +282,18 @@ export function oauthRoutes() {
     const pending = await loadPending(db, form.request, session);
     if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
     const app = await findApp(db, pending.clientId);
+    // Password guessing: after LOGIN_FAILURES.capacity wrong passwords for one account, one more try
+    // per minute (checked before the password, so a locked account costs no scrypt work).
+    const account = `login:${(form.username ?? '').trim().toLowerCase()}`;
+    const gate = await loginFailures.take(account, LOGIN_FAILURES, Date.now(), 0);
+    if (gate.remaining < 1) {
+      const wait = Math.ceil(1 / LOGIN_FAILURES.refillPerSecond); // at most one refill period
+      c.header('Retry-After', String(wait));
+      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: `Too many failed sign-ins for this account. Try again in ${wait} seconds.`, username: form.username }), 429);
+    }
     const user = await verifyLogin(db, form.username ?? '', form.password ?? '');
     if (!user) {
+      await loginFailures.take(account, LOGIN_FAILURES, Date.now(), 1);
       return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: 'Wrong e-mail or password.', username: form.username }), 401);
     }
     await loginSession(c, session, user.id);
