@@ -320,6 +320,9 @@ describe('MCP transport', () => {
     const r = await mcp('strict.localhost', 'create_cart', { meta: meta(A), cart: CART });
     expect([r.status, r.body.error.code, r.body.error.data.code]).toEqual([401, -32000, 'identity_required']);
     expect(r.headers['www-authenticate']).toMatch(/^Bearer realm=/);
+    const bad = await mcp('strict.localhost', 'create_cart', { meta: meta(A), cart: CART }, { authorization: 'Bearer ucp_sk_nope' });
+    expect([bad.status, bad.body.error.data.code]).toEqual([401, 'invalid_credentials']);
+    expect(bad.headers['www-authenticate']).toMatch(/^Bearer realm="[^"]+", error="invalid_token"$/);
   });
 
   it('token and signed tiers create carts; negotiated capabilities narrow structuredContent', async () => {

@@ -52,7 +52,7 @@ export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unkn
     });
     return { kind: 'ok', access };
   } catch (e) {
-    if (e instanceof AccessDenied) throw new McpProtocolError(e.rpcCode, e.status, { code: e.code, content: e.message });
+    if (e instanceof AccessDenied) throw new McpProtocolError(e.rpcCode, e.status, { code: e.code, content: e.message }, e.message, e.headers);
     if (e instanceof CapabilitiesIncompatible) return { kind: 'incompatible', body: incompatibleBody(e, tool as OperationName, ctx.origin) };
     throw e;
   }

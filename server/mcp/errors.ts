@@ -31,11 +31,14 @@ export class McpProtocolError extends Error {
   readonly code: number;
   readonly data: RpcErrorData;
   readonly httpStatus: number;
-  constructor(code: number, httpStatus: number, data: RpcErrorData, message = data.content ?? 'Request failed.') {
+  /** HTTP headers the failure calls for (e.g. `WWW-Authenticate` with `error="invalid_token"`). */
+  readonly httpHeaders: Record<string, string>;
+  constructor(code: number, httpStatus: number, data: RpcErrorData, message = data.content ?? 'Request failed.', httpHeaders: Record<string, string> = {}) {
     super(message);
     this.code = code;
     this.httpStatus = httpStatus;
     this.data = data;
+    this.httpHeaders = httpHeaders;
   }
 }
 

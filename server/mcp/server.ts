@@ -50,7 +50,8 @@ const INSTRUCTIONS =
 
 function record(state: CallState, err: McpProtocolError): McpProtocolError {
   state.httpStatus = err.httpStatus;
-  if (err.httpStatus === 401) state.headers['WWW-Authenticate'] = `Bearer realm="${state.ctx.origin}"`;
+  Object.assign(state.headers, err.httpHeaders);
+  if (err.httpStatus === 401) state.headers['WWW-Authenticate'] ??= `Bearer realm="${state.ctx.origin}"`;
   if (err.data.retry_after !== undefined) state.headers['Retry-After'] = String(err.data.retry_after);
   return err;
 }
