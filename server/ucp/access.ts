@@ -11,7 +11,6 @@ import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { AccessDenied, authenticate, CapabilitiesIncompatible } from '../http/authenticate.ts';
 import type { OperationName } from '../core/access-policy.ts';
-import { parseUcpAgent } from '../http/ucp-agent.ts';
 import { shopOf } from './guard.ts';
 import { CAPABILITIES, responseMeta, type Operation } from './profile.ts';
 
@@ -70,7 +69,12 @@ export function ucpAccess(): MiddlewareHandler<AppEnv> {
     const op = restOperation(c.req.method, path);
     if (!op) {
       // Not an operation (service root, 404/405 answers): only the header's syntax is checked.
-      parseUcpAgent(c.req.header('ucp-agent'));
+      try {
+        ucpAgentProfile(c.req.header('ucp-agent'));
+      } catch (e) {
+        if (e instanceof AccessDenied) return protocolError(c, e.status, e.code, e.message, {}, e.headers);
+        throw e;
+      }
       return next();
     }
     const origin = c.get('origin');
