@@ -68,28 +68,20 @@ async function main() {
         if (products === sizes[0]) {
           rows.push(await load('discovery GET /.well-known/ucp', { url, host: 'demo.localhost', path: '/.well-known/ucp', durationSec: seconds }));
         }
-        // One connection: the latency of a search itself, without queueing behind other requests.
-        rows.push(
-          await load(`catalog search (${products} products), 1 connection`, {
-            url,
-            host: 'bench.localhost',
-            method: 'POST',
-            path: '/api/ucp/catalog/search',
-            bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
-            durationSec: seconds,
-            connections: 1,
-          }),
-        );
-        rows.push(
-          await load(`catalog search (${products} products), 10 connections`, {
-            url,
-            host: 'bench.localhost',
-            method: 'POST',
-            path: '/api/ucp/catalog/search',
-            bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
-            durationSec: seconds,
-          }),
-        );
+        // One connection: the latency of a search itself, without queueing; ten: throughput.
+        for (const connections of [1, 10]) {
+          rows.push(
+            await load(`catalog search (${products} products), ${connections} connection${connections > 1 ? 's' : ''}`, {
+              url,
+              host: 'bench.localhost',
+              method: 'POST',
+              path: '/api/ucp/catalog/search',
+              bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+              durationSec: seconds,
+              connections,
+            }),
+          );
+        }
         if (products === sizes[0]) {
           // Feature benchmarks live beside their features; they run here when present.
           for (const [file, fn] of [['./carts.ts', 'benchCarts'], ['./mcp.ts', 'benchMcp']] as const) {
