@@ -14,7 +14,7 @@ import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateC
 import type { Shop, StoredDiscount } from './types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
 import { loadVariants } from './catalog.ts';
-import { resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
+import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
 import { convert, exponent } from './money.ts';
 import { isAvailable, variantTitle } from './products.ts';
 import { validateCustomizations } from './customizations.ts';
@@ -74,14 +74,6 @@ export class CartRejected extends BusinessError {
 
 export function newCartId(): string {
   return `cart_${randomBytes(16).toString('base64url')}`;
-}
-
-function localeFor(shop: Shop, context: RequestContext | undefined, acceptLanguage?: string) {
-  return resolveLocale(shop, context, acceptLanguage);
-}
-
-function noticeMessages(notices: Array<{ code: string; path: string; content: string }>): Message[] {
-  return notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
 }
 
 /** Validates and prices the requested lines against the catalog (one query). Throws CartRejected. */
@@ -154,7 +146,7 @@ export interface CartOptions {
 
 export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
   const now = opts.now ?? new Date();
-  const { locale, notices } = localeFor(shop, req.context, opts.acceptLanguage);
+  const { locale, notices } = resolveLocale(shop, req.context, opts.acceptLanguage);
   const lines = await buildLines(db, shop, req.line_items, locale);
   const codes = req.discounts?.codes ?? [];
   const defs = await findDiscounts(db, shop.id, codes);
@@ -217,7 +209,7 @@ export async function updateCart(db: Exec, shop: Shop, id: string, req: UpdateCa
   const old = await findCart(db, shop, id, { now, forUpdate: true });
   if (!old) return null;
   const merged = { ...old.context, ...contextOf(req.context) } as RequestContext;
-  const { locale, notices } = localeFor(shop, { ...merged, language: merged.language ?? old.language, currency: merged.currency ?? old.currency }, opts.acceptLanguage);
+  const { locale, notices } = resolveLocale(shop, { ...merged, language: merged.language ?? old.language, currency: merged.currency ?? old.currency }, opts.acceptLanguage);
   const lines = await buildLines(db, shop, req.line_items, locale);
   const discounts = req.discounts?.codes
     ? { codes: req.discounts.codes, defs: await findDiscounts(db, shop.id, req.discounts.codes) }

@@ -3,6 +3,7 @@
  * Locale; unknown values become messages, never failures.
  */
 import type { Localized } from './catalog-format.ts';
+import type { Message } from '../../src/wire/common.ts';
 import type { Shop } from './types.ts';
 import { supportsCurrency, type Rates } from './money.ts';
 
@@ -54,6 +55,11 @@ function acceptLanguages(header: string | undefined): string[] {
     .filter((x) => x.tag && x.tag !== '*' && x.q > 0)
     .sort((a, b) => b.q - a.q)
     .map((x) => x.tag);
+}
+
+/** Locale notices as UCP warnings: an unsupported language or currency never fails a request. */
+export function noticeMessages(notices: LocaleNotice[]): Message[] {
+  return notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
 }
 
 export function resolveLocale(

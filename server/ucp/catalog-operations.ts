@@ -8,7 +8,7 @@ import type { Message } from '../../src/wire/common.ts';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../core/types.ts';
 import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
-import { resolveLocale, type RequestContext } from '../core/localize.ts';
+import { noticeMessages, resolveLocale, type RequestContext } from '../core/localize.ts';
 import { BusinessError } from '../core/errors.ts';
 import { validate } from '../http/body.ts';
 import { errorResponse } from '../http/errors.ts';
@@ -33,8 +33,7 @@ export interface CatalogResult {
 /** Language and currency for a request; unsupported values become warnings, never failures. */
 export function localize(ctx: CatalogContext, context: RequestContext | undefined) {
   const { locale, notices } = resolveLocale(ctx.shop, context, ctx.acceptLanguage, '$.context');
-  const messages: Message[] = notices.map((n) => ({ type: 'warning', code: n.code, path: n.path, content: n.content }));
-  return { locale, messages };
+  return { locale, messages: noticeMessages(notices) };
 }
 
 export function withMessages<T extends object>(body: T, messages: Message[]): T & { messages?: Message[] } {
