@@ -5,14 +5,17 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { getRequestListener } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import type { DB } from './db/index.ts';
 import type { AppEnv } from './http/env.ts';
 import { protocolError, renderError } from './http/errors.ts';
-import { publicCors } from './http/cors.ts';
+import { publicCors, simpleCorsHeaders } from './http/cors.ts';
+import { requestOrigin } from './http/origin.ts';
 import { cachedShop, findShopByDomain } from './core/shops.ts';
-import { discoveryHandler } from './ucp/discovery.ts';
+import { DISCOVERY_PATH, discoveryFastPath, discoveryHandler } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
@@ -26,8 +29,6 @@ export interface AppDeps {
   config: Config;
 }
 
-const HOST_RE = /^[a-z0-9.-]+(?::\d{1,5})?$/i;
-
 /** Headers a browser may send cross-origin to the UCP endpoints. */
 export const CORS_ALLOW_HEADERS = [
   'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
@@ -36,21 +37,39 @@ export const CORS_ALLOW_HEADERS = [
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** CORS of the public UCP endpoints (REST and discovery): any origin, no credentials. */
+const UCP_CORS = {
+  allowHeaders: CORS_ALLOW_HEADERS,
+  allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'],
+  exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'],
+  maxAge: 600,
+};
+
+/**
+ * The Node request listener: the discovery fast path first (it answers only from its caches), then
+ * the Hono app for everything else.
+ */
+export function createRequestListener(deps: AppDeps) {
+  const app = createApp(deps);
+  const hono = getRequestListener(app.fetch, { hostname: deps.config.host });
+  const discovery = discoveryFastPath({ config: deps.config, corsHeaders: simpleCorsHeaders(UCP_CORS) });
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!discovery(req, res)) void hono(req, res);
+  };
+}
+
 export function createApp({ db, config }: AppDeps) {
   const app = new Hono<AppEnv>();
   const agent = agentSite();
 
   // Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the shop.
   app.use('*', async (c, next) => {
-    const fwdHost = config.trustProxy ? c.req.header('x-forwarded-host')?.split(',')[0].trim() : undefined;
-    const fwdProto = config.trustProxy ? c.req.header('x-forwarded-proto')?.split(',')[0].trim() : undefined;
-    const host = fwdHost || c.req.header('host') || `${config.host}:${config.port}`;
-    if (!HOST_RE.test(host)) return protocolError(c, 400, 'invalid_host', 'The Host header is malformed.');
-    const proto = fwdProto === 'https' ? 'https' : 'http';
-    const hostname = host.replace(/:\d+$/, '').toLowerCase();
+    const o = requestOrigin((name) => c.req.header(name), config);
+    if (!o) return protocolError(c, 400, 'invalid_host', 'The Host header is malformed.');
+    const { hostname } = o;
     c.set('db', db);
     c.set('config', config);
-    c.set('origin', `${proto}://${host.toLowerCase()}`);
+    c.set('origin', o.origin);
     c.set('hostname', hostname);
     // The demo agent's own origin (agent.localhost) serves static files only, before any shop route.
     if (hostname === AGENT_HOSTNAME) return agent(c, next);
@@ -60,10 +79,10 @@ export function createApp({ db, config }: AppDeps) {
     await next();
   });
 
-  const corsMw = publicCors({ allowHeaders: CORS_ALLOW_HEADERS, allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'], exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'], maxAge: 600 });
+  const corsMw = publicCors(UCP_CORS);
   app.use('/api/ucp/*', corsMw);
   app.use('/api/ucp', corsMw);
-  app.use('/.well-known/ucp', corsMw);
+  app.use(DISCOVERY_PATH, corsMw);
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => protocolError(c, 413, 'request_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`),
@@ -71,7 +90,7 @@ export function createApp({ db, config }: AppDeps) {
   app.use('/api/*', limit);
 
   // A plain route, not a sub-app: the hottest public document goes through as few layers as possible.
-  app.get('/.well-known/ucp', requireProtocol, discoveryHandler);
+  app.get(DISCOVERY_PATH, requireProtocol, discoveryHandler);
 
   const rest = new Hono<AppEnv>();
   rest.use('*', requireProtocol);

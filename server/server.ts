@@ -2,11 +2,11 @@
  * Starting and stopping a server process: open the database, migrate, seed the demo when empty,
  * listen. Used by `npm start` and by the integration tests, so tests run the real thing.
  */
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.ts';
 import { migrateToLatest, openDatabase, type DB } from './db/index.ts';
-import { createApp } from './app.ts';
+import { createRequestListener } from './app.ts';
 import { isEmpty, seedDemo } from './seed/demo.ts';
 import { seedAccounts } from './seed/accounts.ts';
 import { startCartPurge } from './core/carts.ts';
@@ -29,9 +29,13 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   if (opts.seed !== false && (await isEmpty(db))) await seedDemo(db);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
   if (opts.seed !== false && config.mode === 'development') await seedAccounts(db);
-  const app = createApp({ db, config });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  const server: Server = createServer(createRequestListener({ db, config }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // e.g. EADDRINUSE: startup fails instead of hanging
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const stopPurge = startCartPurge(db);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { discoveryFastPath } from '../server/ucp/discovery.ts';
 import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
 
 let s: TestServer;
@@ -119,6 +121,78 @@ describe('behind a trusted proxy', () => {
     });
     expect(r.status).toBe(200);
     expect(r.body.ucp.services['dev.ucp.shopping'][0].endpoint).toBe('https://demo.localhost/api/ucp');
+    // Once cached, the fast path answers: it must read the forwarded headers the same way.
+    for (const [proto, origin] of [['https', 'https://demo.localhost'], ['http', 'http://demo.localhost']]) {
+      const again = await p.req('internal', 'GET', '/.well-known/ucp', undefined, { 'x-forwarded-host': 'demo.localhost', 'x-forwarded-proto': proto });
+      expect(again.body.ucp.services['dev.ucp.shopping'][0].endpoint).toBe(`${origin}/api/ucp`);
+    }
+  });
+});
+
+describe('discovery fast path (server/ucp/discovery.ts)', () => {
+  /** A minimal stand-in for Node's ServerResponse that records what the fast path writes. */
+  function recorder() {
+    const out = { status: 0, headers: {} as Record<string, string | number>, body: undefined as string | undefined, ended: false };
+    const res = {
+      writeHead(status: number, headers: Record<string, string | number>) {
+        out.status = status;
+        out.headers = headers;
+      },
+      end(body?: string) {
+        out.body = body;
+        out.ended = true;
+      },
+    };
+    return { out, res: res as unknown as ServerResponse };
+  }
+  const fast = () => discoveryFastPath({ config: { trustProxy: false, host: '127.0.0.1', port: s.port }, corsHeaders: { 'Access-Control-Allow-Origin': '*' } });
+  const call = (headers: Record<string, string>, url = '/.well-known/ucp', method = 'GET') => {
+    const { out, res } = recorder();
+    const handled = fast()({ url, method, headers } as IncomingMessage, res);
+    return { handled, out };
+  };
+
+  it('answers from the caches once the Hono route has filled them, with the same bytes', async () => {
+    const host = `demo.localhost:${s.port}`;
+    const viaHono = await s.req('demo.localhost', 'GET', '/.well-known/ucp?warm=1');
+    const { handled, out } = call({ host });
+    expect(handled).toBe(true);
+    expect(out.status).toBe(200);
+    expect(out.body).toBe(viaHono.text);
+    expect(out.headers.ETag).toBe(viaHono.headers.etag);
+    expect(out.headers['Content-Length']).toBe(Buffer.byteLength(viaHono.text));
+    const revalidated = call({ host, 'if-none-match': `W/${viaHono.headers.etag}` });
+    expect(revalidated.out.status).toBe(304);
+    expect(revalidated.out.body).toBeUndefined();
+  });
+
+  it('lets everything else through to Hono, untouched', async () => {
+    const host = `demo.localhost:${s.port}`;
+    await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    await s.req('offline.localhost', 'GET', '/.well-known/ucp');
+    for (const [headers, url, method] of [
+      [{ host }, '/.well-known/ucp?x=1', 'GET'],
+      [{ host }, '/.well-known/ucp', 'HEAD'],
+      [{ host }, '/.well-known/ucp/', 'GET'],
+      [{ host: `offline.localhost:${s.port}` }, '/.well-known/ucp', 'GET'],
+      [{ host: `nowhere.localhost:${s.port}` }, '/.well-known/ucp', 'GET'],
+      [{ host: 'demo.localhost:1' }, '/.well-known/ucp', 'GET'], // no profile rendered for that origin yet
+      [{ host: 'bad host!' }, '/.well-known/ucp', 'GET'],
+    ] as const) {
+      const r = call(headers, url, method);
+      expect(r.handled, `${method} ${url} ${headers.host}`).toBe(false);
+      expect(r.out.ended).toBe(false);
+    }
+  });
+
+  it('answers through the server exactly as the Hono route does', async () => {
+    await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    const fastR = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    const honoR = await s.req('demo.localhost', 'GET', '/.well-known/ucp?via=hono');
+    expect(fastR.text).toBe(honoR.text);
+    const names = (h: Record<string, unknown>) => Object.keys(h).filter((k) => k !== 'date').sort();
+    expect(names(fastR.headers)).toEqual(names(honoR.headers));
+    for (const k of names(honoR.headers)) expect(fastR.headers[k], k).toEqual(honoR.headers[k]);
   });
 });
 

@@ -21,13 +21,17 @@ export function publicCors(o: CorsOptions): MiddlewareHandler {
     'Access-Control-Allow-Headers': o.allowHeaders.join(', '),
     'Access-Control-Max-Age': String(o.maxAge),
   };
-  const expose = o.exposeHeaders.join(', ');
+  const simple = simpleCorsHeaders(o);
   return async (c, next) => {
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
       return c.body(null, 204, preflight);
     }
-    c.header('Access-Control-Allow-Origin', '*');
-    c.header('Access-Control-Expose-Headers', expose);
+    for (const name in simple) c.header(name, simple[name]);
     await next();
   };
+}
+
+/** The headers of an actual (non-preflight) response; also written by the discovery fast path. */
+export function simpleCorsHeaders(o: Pick<CorsOptions, 'exposeHeaders'>): Record<string, string> {
+  return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': o.exposeHeaders.join(', ') };
 }

@@ -1,40 +1,102 @@
 /**
  * `GET /.well-known/ucp`: public, cacheable, never redirected. The ETag is a hash of the body, so a
  * revalidation costs one hash and answers 304.
+ *
+ * Two ways in, one document: the Hono route (every case) and a fast path on the raw Node request
+ * that answers only when everything it needs is already cached — the shop (server/core/shops.ts)
+ * and the rendered profile below — and otherwise lets the request through to Hono. Discovery is the
+ * document every agent fetches first and most often; the fast path skips the Request/Response
+ * adaptation, routing and middleware that cost it half its throughput (docs/benchmarks.md).
  */
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/index.ts';
+import type { Shop } from '../core/types.ts';
+import { requestOrigin } from '../http/origin.ts';
+import { cachedShop } from '../core/shops.ts';
 import { shopOf } from './guard.ts';
 import { businessProfile } from './profile.ts';
 import { publishedKeys } from '../core/signing-keys.ts';
 
+export const DISCOVERY_PATH = '/.well-known/ucp';
+
 /**
- * The rendered profile is the hottest public document, so it is kept per (shop, origin) for as long
- * as the cached shop object itself (a settings change shows within the shop cache's few seconds).
- * Shops with order webhooks are not cached: their signing keys can rotate at any moment.
+ * The rendered profile is kept per (shop, origin) for as long as the cached shop object itself (a
+ * settings change shows within the shop cache's few seconds). Shops with order webhooks are not
+ * cached: their signing keys can rotate at any moment.
  */
 const TTL_MS = 5_000;
-const rendered = new Map<string, { body: string; etag: string; shop: object; at: number }>();
+interface Rendered {
+  body: string;
+  /** Byte length of body, for Content-Length on the fast path. */
+  length: number;
+  etag: string;
+  shop: Shop;
+  at: number;
+}
+const rendered = new Map<string, Rendered>();
 
-/** The discovery handler; mount it behind `requireProtocol`. */
+function cachedProfile(shop: Shop, origin: string, now = Date.now()): Rendered | undefined {
+  if (shop.settings.order_webhooks_enabled) return undefined;
+  const hit = rendered.get(`${shop.id} ${origin}`);
+  return hit && hit.shop === shop && now - hit.at <= TTL_MS ? hit : undefined;
+}
+
+async function renderProfile(db: DB, shop: Shop, origin: string): Promise<Rendered> {
+  const hit = cachedProfile(shop, origin);
+  if (hit) return hit;
+  // Webhook signing keys (current + retiring ones in their grace period), only while order webhooks are on.
+  const keys = shop.settings.order_webhooks_enabled ? await publishedKeys(db, shop.id) : undefined;
+  const body = JSON.stringify(businessProfile(shop, origin, keys));
+  const fresh = { body, length: Buffer.byteLength(body), etag: `"${createHash('sha1').update(body).digest('base64url')}"`, shop, at: Date.now() };
+  if (rendered.size > 1_000) rendered.clear();
+  if (!keys) rendered.set(`${shop.id} ${origin}`, fresh);
+  return fresh;
+}
+
+/** Does an If-None-Match header name this ETag (weak or strong)? */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  return !!ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+function headersFor(etag: string): Record<string, string> {
+  return { 'Cache-Control': 'public, max-age=300', ETag: etag, Vary: 'Host' };
+}
+
+/** The discovery handler; mount it behind `requireProtocol` (and the public CORS middleware). */
 export const discoveryHandler: Handler<AppEnv> = async (c) => {
-    const shop = shopOf(c);
-    const cacheKey = `${shop.id} ${c.get('origin')}`;
-    let hit = shop.settings.order_webhooks_enabled ? undefined : rendered.get(cacheKey);
-    if (!hit || hit.shop !== shop || Date.now() - hit.at > TTL_MS) {
-      // Webhook signing keys (current + retiring ones in their grace period), only while order webhooks are on.
-      const keys = shop.settings.order_webhooks_enabled ? await publishedKeys(c.get('db'), shop.id) : undefined;
-      const body = JSON.stringify(businessProfile(shop, c.get('origin'), keys));
-      if (rendered.size > 1_000) rendered.clear();
-      hit = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, shop, at: Date.now() };
-      if (!keys) rendered.set(cacheKey, hit);
-    }
-    const { body, etag } = hit;
-    c.header('Cache-Control', 'public, max-age=300');
-    c.header('ETag', etag);
-    c.header('Vary', 'Host');
-    const inm = c.req.header('if-none-match');
-    if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return c.body(null, 304);
-    return c.body(body, 200, { 'Content-Type': 'application/json' });
+  const { body, etag } = await renderProfile(c.get('db'), shopOf(c), c.get('origin'));
+  for (const [name, value] of Object.entries(headersFor(etag))) c.header(name, value);
+  if (matches(c.req.header('if-none-match'), etag)) return c.body(null, 304);
+  return c.body(body, 200, { 'Content-Type': 'application/json' });
 };
+
+/**
+ * The fast path: answers `GET /.well-known/ucp` (exactly that URL) from the caches and returns true,
+ * or returns false without touching the response. Anything unusual (a query string, HEAD, an
+ * unknown or uncached shop, the protocol off, a malformed Host, a shop with webhook keys) goes to
+ * the Hono route, which also fills the caches this reads.
+ */
+export function discoveryFastPath(opts: { config: Pick<Config, 'trustProxy' | 'host' | 'port'>; corsHeaders: Record<string, string> }) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.url !== DISCOVERY_PATH || req.method !== 'GET') return false;
+    const o = requestOrigin((name) => req.headers[name] as string | undefined, opts.config);
+    if (!o) return false;
+    const shop = cachedShop(o.hostname);
+    if (!shop || !shop.protocolEnabled) return false;
+    const hit = cachedProfile(shop, o.origin);
+    if (!hit) return false;
+    const headers = { ...opts.corsHeaders, ...headersFor(hit.etag) };
+    if (matches(req.headers['if-none-match'], hit.etag)) {
+      res.writeHead(304, headers);
+      res.end();
+    } else {
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': hit.length });
+      res.end(hit.body);
+    }
+    return true;
+  };
+}
