@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.ts';
-import { PGliteDialect } from './pglite-dialect.ts';
+import { EmbeddedDatabase, PGliteDialect } from './pglite-dialect.ts';
 import { migrations } from './migrations/index.ts';
 
 export type DB = Kysely<Database>;
@@ -45,13 +45,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     pool.on('connect', (client) => client.on('error', (e) => console.error('[db] connection lost:', e.message)));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
-  const { PGlite, types } = await import('@electric-sql/pglite');
   if (!opts.dataDir.startsWith('memory://')) mkdirSync(opts.dataDir, { recursive: true });
-  const pglite = await PGlite.create(opts.dataDir, {
-    parsers: { [types.INT8]: (v: string) => Number(v) },
-  });
-  await pglite.exec(`set random_page_cost = ${RANDOM_PAGE_COST}`);
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`);
+  return new Kysely<Database>({ dialect: new PGliteDialect(embedded) });
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
