@@ -2,7 +2,7 @@
  * Catalog operations: search, lookup and single product, for one shop. Every query is scoped by
  * shop_id, which is what keeps shops from seeing each other's products.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Product } from '../../src/wire/catalog.ts';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, LOOKUP_MAX_IDS, type GetProductRequest, type LookupRequest, type SearchRequest } from '../../src/wire/catalog.ts';
@@ -73,6 +73,52 @@ export interface SearchResult {
   pagination: { has_next_page: boolean; cursor?: string };
 }
 
+/**
+ * How many products, in catalog order, a search walks before it asks the full-text index instead.
+ * Walking costs about a microsecond a row and stops at the first page of hits, so a broad query
+ * (say 1 product in 20) is answered after a few hundred rows; a rare one would walk the whole
+ * catalog, so past this window the GIN index finds its few matches directly.
+ */
+export const SEARCH_WALK_WINDOW = 1000;
+
+type Hit = { product_id: string; position: number };
+
+/**
+ * One tier of a search, in catalog order: `count` hits from `offset`. Walks the first
+ * SEARCH_WALK_WINDOW products in order (stopping as soon as the page is full); when the window
+ * holds too few hits, takes every hit through the indexes instead, which also gives the tier's total.
+ * Filters apply to hits, not to the window, so the walk's cost never depends on them.
+ */
+async function tierPage(db: DB, shop: Shop, cond: RawBuilder<boolean>, filters: Filters, locale: Locale, offset: number, count: number, needTotal: boolean): Promise<{ hits: Hit[]; total?: number }> {
+  const window = db
+    .selectFrom('product_search')
+    .select(['product_id', 'position', 'categories', 'price_min', 'price_max', cond.as('hit')])
+    .where('shop_id', '=', shop.id)
+    .orderBy('position')
+    .limit(SEARCH_WALK_WINDOW);
+  const walked: Hit[] = await applyFilters(db.selectFrom(window.as('w')).select(['product_id', 'position']).where('hit', '=', true), filters, locale)
+    .orderBy('position')
+    .limit(offset + count)
+    .execute();
+  if (walked.length === offset + count) return { hits: walked.slice(offset) };
+  // Materialized, so the planner cannot turn this back into a walk over the whole catalog.
+  const all = await db
+    .with((w) => w('m').materialized(), (qb) => applyFilters(qb.selectFrom('product_search').select(['product_id', 'position']).where('shop_id', '=', shop.id).where(cond), filters, locale))
+    .selectFrom('m')
+    .select(['product_id', 'position', sql<number>`count(*) over ()`.as('total')])
+    .orderBy('position')
+    .limit(count)
+    .offset(offset)
+    .execute();
+  if (all.length || !needTotal) return { hits: all.map(({ product_id, position }) => ({ product_id, position })), total: all.length ? Number(all[0].total) : undefined };
+  // Past the end of this tier: its total is still needed to place the next one.
+  const n = await db.with((w) => w('m').materialized(), (qb) => applyFilters(qb.selectFrom('product_search').select('product_id').where('shop_id', '=', shop.id).where(cond), filters, locale))
+    .selectFrom('m')
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return { hits: [], total: Number(n.n) };
+}
+
 export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, locale: Locale, origin: string): Promise<SearchResult> {
   const requested = req.pagination?.limit ?? req.limit ?? SEARCH_DEFAULT_LIMIT;
   const limit = Math.min(requested, SEARCH_MAX_LIMIT); // a hint: clamp silently, as UCP allows
@@ -82,30 +128,28 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
 
   let rows: Array<{ doc: string }>;
   if (query) {
-    // Match on the full vector (GIN), rank by the titles' small vector (title hits first, then catalog
-    // order), then read documents for this page only.
+    // Two tiers, each in catalog order: products whose title matches the query, then those that
+    // match elsewhere (description, identifiers). One more row than the page tells whether a next page exists.
     const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
-    const hits = applyFilters(
-      db
-        .selectFrom('product_search')
-        .select(['product_id', 'position', sql<number>`ts_rank(title_tsv, ${tsq})`.as('rank')])
-        .where('shop_id', '=', shop.id)
-        .where(sql<boolean>`tsv @@ ${tsq}`),
-      req.filters,
-      locale,
-    )
-      .orderBy('rank', 'desc')
-      .orderBy('position')
-      .limit(limit + 1)
-      .offset(offset);
-    rows = await db
-      .with('hits', () => hits)
-      .selectFrom('hits')
-      .innerJoin('products as p', (j) => j.onRef('p.id', '=', 'hits.product_id').on('p.shop_id', '=', shop.id))
-      .select(docTextOf('p'))
-      .orderBy('hits.rank', 'desc')
-      .orderBy('hits.position')
-      .execute();
+    const inTitle = sql<boolean>`(title_tsv @@ ${tsq} and tsv @@ ${tsq})`;
+    const elsewhere = sql<boolean>`(tsv @@ ${tsq} and not (title_tsv @@ ${tsq}))`;
+    const want = limit + 1;
+    const first = await tierPage(db, shop, inTitle, req.filters, locale, offset, want, true);
+    let hits = first.hits;
+    if (hits.length < want) {
+      // The title tier ended on this page, so its total is known (tierPage read it through the index).
+      const second = await tierPage(db, shop, elsewhere, req.filters, locale, Math.max(0, offset - (first.total ?? 0)), want - hits.length, false);
+      hits = [...hits, ...second.hits];
+    }
+    rows = [];
+    if (hits.length) {
+      const docs = await db.selectFrom('products').select(['id', docText]).where('shop_id', '=', shop.id).where('id', 'in', hits.map((h) => h.product_id)).execute();
+      const byId = new Map(docs.map((d) => [d.id, d]));
+      for (const h of hits) {
+        const d = byId.get(h.product_id);
+        if (d) rows.push(d);
+      }
+    }
   } else {
     // Browsing: catalog order straight off the (shop_id, position) index.
     rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id), req.filters, locale)

@@ -9,6 +9,7 @@ import * as m0003 from './0003_accounts.ts';
 import * as m0004 from './0004_webhooks.ts';
 import * as m0005 from './0005_access.ts';
 import * as m0006 from './0006_product_search.ts';
+import * as m0007 from './0007_search_order.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0004_webhooks': m0004,
   '0005_access': m0005,
   '0006_product_search': m0006,
+  '0007_search_order': m0007,
 };
