@@ -47,15 +47,25 @@ const UCP_CORS = {
 
 /**
  * The Node request listener: the discovery fast path first (it answers only from its caches), then
- * the Hono app for everything else.
+ * the Hono app for everything else. `drain()` resolves once every request in flight has finished,
+ * so shutdown can close the database after the last handler, not under it.
  */
 export function createRequestListener(deps: AppDeps) {
   const app = createApp(deps);
   const hono = getRequestListener(app.fetch, { hostname: deps.config.host });
   const discovery = discoveryFastPath({ config: deps.config, corsHeaders: simpleCorsHeaders(UCP_CORS) });
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (!discovery(req, res)) void hono(req, res);
+  const inFlight = new Set<Promise<unknown>>();
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (discovery(req, res)) return;
+    const p = Promise.resolve(hono(req, res)).catch(() => {});
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
   };
+  const drain = async (timeoutMs: number) => {
+    const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs).unref());
+    while (inFlight.size) await Promise.race([Promise.allSettled([...inFlight]), deadline.then(() => inFlight.clear())]);
+  };
+  return { listener, drain };
 }
 
 export function createApp({ db, config }: AppDeps) {

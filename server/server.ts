@@ -29,7 +29,8 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   if (opts.seed !== false && (await isEmpty(db))) await seedDemo(db);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
   if (opts.seed !== false && config.mode === 'development') await seedAccounts(db);
-  const server: Server = createServer(createRequestListener({ db, config }));
+  const { listener, drain } = createRequestListener({ db, config });
+  const server: Server = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject); // e.g. EADDRINUSE: startup fails instead of hanging
     server.listen(config.port, config.host, () => {
@@ -50,7 +51,13 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     async close() {
       stopPurge();
       await webhooks.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Stop accepting, let the handlers in flight finish (a client that hung up does not stop its
+      // handler), then close the database under nobody.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await drain(10_000);
+      server.closeAllConnections();
+      await closed;
       await db.destroy();
     },
   };
