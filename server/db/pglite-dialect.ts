@@ -2,8 +2,8 @@
  * A Kysely dialect for PGlite (PostgreSQL compiled to WASM), which runs in a worker thread of this
  * process (server/db/pglite-worker.mjs) so SQL and HTTP work use two cores.
  *
- * PGlite is a single connection, so the driver hands it out under a FIFO lock: a transaction
- * holds the lock from BEGIN to COMMIT and no other query can slip in between. This is the
+ * PGlite is a single connection, so the driver shares it under a FIFO lock: a transaction holds the
+ * lock from BEGIN to COMMIT and no other query can slip in between; other queries are pipelined. This is the
  * reason the dialect exists (the published one lags PGlite releases and runs in-thread).
  */
 import { Worker } from 'node:worker_threads';
@@ -100,11 +100,41 @@ class Lock {
   }
 }
 
+/**
+ * A Kysely connection over the one embedded database. Outside a transaction a query holds the lock
+ * only while it is posted: the worker runs queries in arrival order, so several requests' statements
+ * can be queued back to back (pipelined) and the worker never waits for this thread between them.
+ * A transaction holds the lock from BEGIN until its COMMIT or ROLLBACK has been answered, so no
+ * other statement can land inside it.
+ */
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly db: EmbeddedDatabase) {}
+  /** Set while this connection runs a transaction: the lock's release. */
+  release: (() => void) | undefined;
+  /** A BEGIN posted but not yet answered: the transaction's first statement goes right behind it. */
+  begun: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly db: EmbeddedDatabase,
+    private readonly lock: Lock,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.db.query<R>(query.sql, query.parameters);
+    let pending: Promise<{ rows: R[]; affectedRows?: number }>;
+    if (this.release) {
+      const begun = this.begun;
+      this.begun = undefined;
+      pending = this.db.query<R>(query.sql, query.parameters);
+      // The worker runs messages in order, so BEGIN has been answered by the time this one is.
+      if (begun) await begun.catch((e) => pending.catch(() => {}).then(() => Promise.reject(e)));
+    } else {
+      const release = await this.lock.acquire();
+      try {
+        pending = this.db.query<R>(query.sql, query.parameters); // posted synchronously
+      } finally {
+        release();
+      }
+    }
+    const result = await pending;
     const affected = result.affectedRows;
     return {
       rows: result.rows,
@@ -120,42 +150,53 @@ class PGliteConnection implements DatabaseConnection {
 
 class PGliteDriver implements Driver {
   private readonly lock = new Lock();
-  private readonly releases = new WeakMap<DatabaseConnection, () => void>();
-  private readonly connection: PGliteConnection;
 
-  constructor(private readonly db: EmbeddedDatabase) {
-    this.connection = new PGliteConnection(db);
-  }
+  constructor(private readonly db: EmbeddedDatabase) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const release = await this.lock.acquire();
-    // One physical connection: wrap it so each acquisition has its own release handle.
-    const handle: DatabaseConnection = {
-      executeQuery: (q) => this.connection.executeQuery(q),
-      streamQuery: () => this.connection.streamQuery(),
-    };
-    this.releases.set(handle, release);
-    return handle;
+    // One physical connection; each acquisition gets its own handle (and its own transaction state).
+    return new PGliteConnection(this.db, this.lock);
   }
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const c = conn as PGliteConnection;
+    c.release = await this.lock.acquire();
     const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
-    await conn.executeQuery(CompiledQuery.raw(`begin${level}`));
+    // Not awaited: one round trip fewer while the lock is held (checked with the next statement).
+    c.begun = this.db.query(`begin${level}`, []);
+    c.begun.catch(() => {}); // observed later; never an unhandled rejection
+
   }
 
   async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('commit'));
+    await this.finish(conn as PGliteConnection, 'commit');
   }
 
   async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('rollback'));
+    await this.finish(conn as PGliteConnection, 'rollback');
+  }
+
+  private async finish(c: PGliteConnection, statement: 'commit' | 'rollback'): Promise<void> {
+    try {
+      const begun = c.begun;
+      c.begun = undefined;
+      if (begun) await begun; // an empty transaction
+      await c.executeQuery(CompiledQuery.raw(statement));
+    } finally {
+      this.end(c);
+    }
+  }
+
+  private end(c: PGliteConnection): void {
+    const release = c.release;
+    c.release = undefined;
+    release?.();
   }
 
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
-    this.releases.get(conn)?.();
-    this.releases.delete(conn);
+    this.end(conn as PGliteConnection); // a transaction Kysely never finished must not keep the lock
   }
 
   async destroy(): Promise<void> {

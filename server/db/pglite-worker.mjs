@@ -10,7 +10,8 @@
  *
  * Protocol (server/db/pglite-dialect.ts is the other end, with the message types): the parent posts
  * `{ id, sql, params }`, the worker answers `{ id, rows, affectedRows }` or `{ id, error }`;
- * `{ id, close: true }` closes the database. Queries arrive one at a time (the parent holds a lock).
+ * `{ id, close: true }` closes the database. Messages run one at a time, in the order they arrive:
+ * the parent may post several statements without waiting (see the dialect's lock).
  * The first message, id 0, says the database is open (or why it could not be).
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -31,18 +32,24 @@ try {
   // bigint columns hold minor units and positions; they fit in a JS number.
   const db = await PGlite.create(dataDir, { parsers: { [types.INT8]: (/** @type {string} */ v) => Number(v) } });
   await db.exec(setup);
-  port.on('message', async (m) => {
+  /** @param {{ id: number, sql?: string, params?: unknown[], close?: boolean }} m */
+  const handle = async (m) => {
     if (m.close) {
       await db.close().catch(() => {});
       port.postMessage({ id: m.id });
       return;
     }
     try {
-      const r = await db.query(m.sql, m.params, { rowMode: 'object' });
+      const r = await db.query(/** @type {string} */ (m.sql), m.params, { rowMode: 'object' });
       port.postMessage({ id: m.id, rows: r.rows, affectedRows: r.affectedRows });
     } catch (e) {
       port.postMessage({ id: m.id, error: serialize(e) });
     }
+  };
+  // Strictly in arrival order: the parent pipelines statements and relies on that order.
+  let queue = Promise.resolve();
+  port.on('message', (m) => {
+    queue = queue.then(() => handle(m));
   });
   port.postMessage({ id: 0 });
 } catch (e) {
