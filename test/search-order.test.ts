@@ -1,7 +1,7 @@
 /**
  * Search order on a catalog larger than the walk window (server/core/catalog.ts): title matches
- * first, then matches elsewhere, each in catalog order, whichever way the server finds them (walking
- * the catalog in order or asking the full-text indexes). The oracle is one plain SQL query that
+ * first, then matches elsewhere, each in catalog order, whichever strategy the server uses (sorting
+ * every match, or walking the catalog in order and falling back to the full-text indexes); both run. The oracle is one plain SQL query that
  * sorts every match, a different path from the one under test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,9 +9,10 @@ import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { loadCatalogFile } from '../server/core/catalog-store.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { SEARCH_WALK_WINDOW } from '../server/core/catalog.ts';
+import { searchTuning } from '../server/core/catalog.ts';
 
-const PRODUCTS = Math.round(SEARCH_WALK_WINDOW * 1.6);
+const DEFAULT_TUNING = { ...searchTuning };
+const PRODUCTS = Math.round(searchTuning.walkWindow * 1.6);
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
@@ -55,7 +56,17 @@ async function bodyWord(): Promise<string> {
   return hit.word;
 }
 
-describe(`search order beyond the walk window (${PRODUCTS} products)`, () => {
+describe.each([
+  ['sorting every match', { sortAllUpTo: Infinity }],
+  ['walking in catalog order', { sortAllUpTo: 0 }],
+])(`search order, ${PRODUCTS} products, %s`, (_name, tuning) => {
+  beforeAll(() => {
+    Object.assign(searchTuning, tuning);
+  });
+  afterAll(() => {
+    Object.assign(searchTuning, DEFAULT_TUNING);
+  });
+
   it('pages across the boundary between title matches and matches elsewhere', async () => {
     const word = await bodyWord();
     const expected = await oracle(word);

@@ -8,6 +8,7 @@ import { TITLE_VECTOR_SQL } from '../db/migrations/0006_product_search.ts';
 import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
 import type { Shop } from './types.ts';
 import { forgetCachedShops } from './shops.ts';
+import { catalogChanged } from './variant-cache.ts';
 import { saveShopDiscounts } from './discounts.ts';
 
 function allText(value: Localized | undefined, language: string): string {
@@ -91,10 +92,12 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
       }
     }
   });
+  catalogChanged(db, shop.id);
 }
 
 export async function deleteProduct(db: DB, shopId: string, productId: string): Promise<boolean> {
   const res = await db.deleteFrom('products').where('shop_id', '=', shopId).where('id', '=', productId).executeTakeFirst();
+  catalogChanged(db, shopId);
   return Number(res.numDeletedRows) > 0;
 }
 

@@ -12,6 +12,7 @@ import type { Locale } from './localize.ts';
 import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
 import { convert } from './money.ts';
 import { featuredVariant, isAvailable, renderProduct, type RenderOptions } from './products.ts';
+import { cachedVariants, type VariantHit } from './variant-cache.ts';
 
 /** PostgreSQL text-search configuration per language; others fall back to 'simple'. */
 const TS_CONFIG: Record<string, string> = { en: 'english', fr: 'french' };
@@ -74,18 +75,33 @@ export interface SearchResult {
 }
 
 /**
- * How many products, in catalog order, a search walks before it asks the full-text index instead.
- * Walking costs about a microsecond a row and stops at the first page of hits, so a broad query
- * (say 1 product in 20) is answered after a few hundred rows; a rare one would walk the whole
- * catalog, so past this window the GIN index finds its few matches directly.
+ * Search strategy (results never depend on it; tests turn these to force one path or the other):
+ * - up to `sortAllUpTo` products, one query takes every match through the full-text index and sorts
+ *   them (a few hundred rows at most: cheaper than any walk, and one round trip with the documents);
+ * - above it, each tier walks the first `walkWindow` products in catalog order and stops at one page
+ *   of hits. A walk costs about a microsecond a row, so a broad query (say 1 product in 20) is
+ *   answered after a few hundred rows, where sorting every match of 100k products took 22 ms; a rare
+ *   one would walk the whole catalog, so past the window the GIN indexes find its few hits directly.
  */
-export const SEARCH_WALK_WINDOW = 1000;
+export const searchTuning = { walkWindow: 1000, sortAllUpTo: 20_000 };
+
+/** Products per shop, for choosing the strategy: an estimate, refreshed every minute. */
+const SIZE_TTL_MS = 60_000;
+const sizes = new Map<string, { n: number; at: number }>();
+async function catalogSize(db: DB, shop: Shop): Promise<number> {
+  const hit = sizes.get(shop.id);
+  if (hit && Date.now() - hit.at < SIZE_TTL_MS) return hit.n;
+  const row = await db.selectFrom('product_search').select(sql<number>`count(*)::int`.as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow();
+  if (sizes.size > 10_000) sizes.clear();
+  sizes.set(shop.id, { n: Number(row.n), at: Date.now() });
+  return Number(row.n);
+}
 
 type Hit = { product_id: string; position: number };
 
 /**
  * One tier of a search, in catalog order: `count` hits from `offset`. Walks the first
- * SEARCH_WALK_WINDOW products in order (stopping as soon as the page is full); when the window
+ * `walkWindow` products in order (stopping as soon as the page is full); when the window
  * holds too few hits, takes every hit through the indexes instead, which also gives the tier's total.
  * Filters apply to hits, not to the window, so the walk's cost never depends on them.
  */
@@ -95,7 +111,7 @@ async function tierPage(db: DB, shop: Shop, cond: RawBuilder<boolean>, filters: 
     .select(['product_id', 'position', 'categories', 'price_min', 'price_max', cond.as('hit')])
     .where('shop_id', '=', shop.id)
     .orderBy('position')
-    .limit(SEARCH_WALK_WINDOW);
+    .limit(searchTuning.walkWindow);
   const walked: Hit[] = await applyFilters(db.selectFrom(window.as('w')).select(['product_id', 'position']).where('hit', '=', true), filters, locale)
     .orderBy('position')
     .limit(offset + count)
@@ -134,20 +150,44 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
     const inTitle = sql<boolean>`(title_tsv @@ ${tsq} and tsv @@ ${tsq})`;
     const elsewhere = sql<boolean>`(tsv @@ ${tsq} and not (title_tsv @@ ${tsq}))`;
     const want = limit + 1;
-    const first = await tierPage(db, shop, inTitle, req.filters, locale, offset, want, true);
-    let hits = first.hits;
-    if (hits.length < want) {
-      // The title tier ended on this page, so its total is known (tierPage read it through the index).
-      const second = await tierPage(db, shop, elsewhere, req.filters, locale, Math.max(0, offset - (first.total ?? 0)), want - hits.length, false);
-      hits = [...hits, ...second.hits];
-    }
-    rows = [];
-    if (hits.length) {
-      const docs = await db.selectFrom('products').select(['id', docText]).where('shop_id', '=', shop.id).where('id', 'in', hits.map((h) => h.product_id)).execute();
-      const byId = new Map(docs.map((d) => [d.id, d]));
-      for (const h of hits) {
-        const d = byId.get(h.product_id);
-        if (d) rows.push(d);
+    if ((await catalogSize(db, shop)) <= searchTuning.sortAllUpTo) {
+      const hits = applyFilters(
+        db
+          .selectFrom('product_search')
+          .select(['product_id', 'position', sql<boolean>`title_tsv @@ ${tsq}`.as('in_title')])
+          .where('shop_id', '=', shop.id)
+          .where(sql<boolean>`tsv @@ ${tsq}`),
+        req.filters,
+        locale,
+      )
+        .orderBy('in_title', 'desc')
+        .orderBy('position')
+        .limit(want)
+        .offset(offset);
+      rows = await db
+        .with('hits', () => hits)
+        .selectFrom('hits')
+        .innerJoin('products as p', (j) => j.onRef('p.id', '=', 'hits.product_id').on('p.shop_id', '=', shop.id))
+        .select(docTextOf('p'))
+        .orderBy('hits.in_title', 'desc')
+        .orderBy('hits.position')
+        .execute();
+    } else {
+      const first = await tierPage(db, shop, inTitle, req.filters, locale, offset, want, true);
+      let hits = first.hits;
+      if (hits.length < want) {
+        // The title tier ended on this page, so its total is known (tierPage read it through the index).
+        const second = await tierPage(db, shop, elsewhere, req.filters, locale, Math.max(0, offset - (first.total ?? 0)), want - hits.length, false);
+        hits = [...hits, ...second.hits];
+      }
+      rows = [];
+      if (hits.length) {
+        const docs = await db.selectFrom('products').select(['id', docText]).where('shop_id', '=', shop.id).where('id', 'in', hits.map((h) => h.product_id)).execute();
+        const byId = new Map(docs.map((d) => [d.id, d]));
+        for (const h of hits) {
+          const d = byId.get(h.product_id);
+          if (d) rows.push(d);
+        }
       }
     }
   } else {
@@ -284,21 +324,23 @@ function optionAvailability(p: StoredProduct, chosen: StoredVariant, product: Pr
 }
 
 /** Variants by id for pricing carts: id -> its product and stored variant. Scoped to the shop. */
-export async function loadVariants(db: DB, shop: Shop, variantIds: string[]): Promise<Map<string, { product: StoredProduct; variant: StoredVariant }>> {
-  const out = new Map<string, { product: StoredProduct; variant: StoredVariant }>();
-  const ids = [...new Set(variantIds)];
-  if (!ids.length) return out;
+export async function loadVariants(db: DB, shop: Shop, variantIds: string[]): Promise<Map<string, VariantHit>> {
+  const { hits: out, missing, store } = cachedVariants(db, shop.id, [...new Set(variantIds)]);
+  if (!missing.length) return out;
   const rows = await db
     .selectFrom('variants as v')
     .innerJoin('products as p', (j) => j.onRef('p.shop_id', '=', 'v.shop_id').onRef('p.id', '=', 'v.product_id'))
     .select(['v.id as variant_id', docTextOf('p')])
     .where('v.shop_id', '=', shop.id)
-    .where('v.id', 'in', ids)
+    .where('v.id', 'in', missing)
     .execute();
+  const loaded = new Map<string, VariantHit>();
   for (const row of rows) {
     const product = parseDoc(row.doc);
     const variant = product.variants.find((v) => v.id === row.variant_id);
-    if (variant) out.set(row.variant_id, { product, variant });
+    if (variant) loaded.set(row.variant_id, { product, variant });
   }
+  store(loaded);
+  for (const [id, hit] of loaded) out.set(id, hit);
   return out;
 }

@@ -10,6 +10,14 @@ import { migrations } from './migrations/index.ts';
 
 export type DB = Kysely<Database>;
 
+/** Databases owned by this process alone (embedded): keyed by the adapter every transaction shares. */
+const singleWriter = new WeakSet<object>();
+
+/** Is this process the only writer of `db` (or of the database a transaction of it runs on)? */
+export function isSingleWriter(db: DB): boolean {
+  return singleWriter.has(db.getExecutor().adapter);
+}
+
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for PGlite; `memory://` for a throwaway in-memory database (tests). */
@@ -47,7 +55,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   }
   if (!opts.dataDir.startsWith('memory://')) mkdirSync(opts.dataDir, { recursive: true });
   const embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`);
-  return new Kysely<Database>({ dialect: new PGliteDialect(embedded) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(embedded) });
+  singleWriter.add(db.getExecutor().adapter);
+  return db;
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
