@@ -323,6 +323,20 @@ describe('Idempotency-Key', () => {
     expect(c3.body.line_items).toEqual([]);
   });
 
+  it('stores a rejected create under its key too: the replay is the same error, and nothing is written', async () => {
+    const key = crypto.randomUUID();
+    const before = await countCarts();
+    const bad = { line_items: [{ item: { id: 'var_does_not_exist' }, quantity: 1 }] };
+    const first = await create(bad, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expectUcpValid('shopping/types/error_response.json', first.body);
+    expect(first.body.messages[0]).toMatchObject({ code: 'not_found', path: '$.line_items[0].item.id' });
+    const again = await create(bad, { 'idempotency-key': key });
+    expect(again.text).toBe(first.text);
+    expect((await create({ line_items: [TEE] }, { 'idempotency-key': key })).status).toBe(409);
+    expect(await countCarts()).toBe(before);
+  });
+
   it('rejects malformed keys with 400', async () => {
     for (const bad of ['', 'x'.repeat(256), 'has space', 'tab\tkey', 'é']) {
       const r = await create({ line_items: [TEE] }, { 'idempotency-key': bad });

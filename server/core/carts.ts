@@ -7,7 +7,7 @@
  * the definitions they matched. Rendering converts prices, prices discounts and estimates tax.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../src/wire/cart.ts';
@@ -144,7 +144,8 @@ export interface CartOptions {
   now?: Date;
 }
 
-export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
+/** A new cart, validated and priced (reads only): `createCart` writes it, or an idempotent create does. */
+export async function prepareCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult & { now: Date }> {
   const now = opts.now ?? new Date();
   const { locale, notices } = resolveLocale(shop, req.context, opts.acceptLanguage);
   const lines = await buildLines(db, shop, req.line_items, locale);
@@ -161,6 +162,20 @@ export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, o
     discounts: { codes, defs },
     expires_at: new Date(now.getTime() + CART_TTL_MS),
   };
+  return { record, messages: noticeMessages(notices), now };
+}
+
+/** The INSERT of a prepared cart, performed only where `when` holds (see runIdempotentInsert). */
+export function cartInsert(record: CartRecord, now: Date, when: RawBuilder<boolean>): RawBuilder<unknown> {
+  return sql`insert into carts (shop_id, id, currency, language, context, buyer, line_items, discounts, created_at, updated_at, expires_at)
+    select ${record.shop_id}::text, ${record.id}::text, ${record.currency}::text, ${record.language}::text, ${JSON.stringify(record.context)}::jsonb,
+      ${record.buyer ? JSON.stringify(record.buyer) : null}::jsonb, ${JSON.stringify(record.line_items)}::jsonb, ${JSON.stringify(record.discounts)}::jsonb,
+      ${now}::timestamptz, ${now}::timestamptz, ${record.expires_at}::timestamptz
+    where ${when}`;
+}
+
+export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
+  const { record, messages, now } = await prepareCart(db, shop, req, opts);
   await db
     .insertInto('carts')
     .values({
@@ -177,7 +192,7 @@ export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, o
       expires_at: record.expires_at,
     })
     .execute();
-  return { record, messages: noticeMessages(notices) };
+  return { record, messages };
 }
 
 /** A live (unexpired) cart of this shop, or null. `forUpdate` locks the row for the transaction. */

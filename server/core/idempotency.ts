@@ -6,7 +6,7 @@
  * response, so exactly one execution ever commits. Kept for at least KEY_TTL_MS.
  */
 import { createHash } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 
 type Exec = Kysely<Database>;
@@ -148,6 +148,60 @@ async function runIdempotentOnce<T extends StoredResult>(
     // BEGIN/COMMIT failed: nothing committed, fail closed.
     throw new IdempotencyUnavailable(e);
   }
+}
+
+/** An operation whose only write is one INSERT, computed before anything is written. */
+export interface PreparedInsert<T extends StoredResult> {
+  result: T;
+  /**
+   * The write, as an `insert … select … where ${claimed}` statement: the condition is true only if
+   * this request's key was new. Absent when the result is an answer that writes nothing (a rejection).
+   */
+  insert?: (claimed: RawBuilder<boolean>) => RawBuilder<unknown>;
+}
+
+/**
+ * The one-statement form of {@link runIdempotent}, for operations whose only write is one INSERT
+ * (cart create). `prepare` computes the result with reads only; then a single statement stores the
+ * key with that result and, in the same statement, performs the write only if the key was new: no
+ * transaction to hold open, one round trip, and still exactly one execution ever committed (the
+ * unique constraint decides; a concurrent duplicate waits for it, then replays). A key that already
+ * existed replays its stored result, or conflicts, exactly as in runIdempotent; the prepared work is
+ * discarded unwritten. Errors thrown by `prepare` propagate unchanged and store nothing.
+ */
+export async function runIdempotentInsert<T extends StoredResult>(
+  db: Exec,
+  scope: IdempotencyScope,
+  prepare: () => Promise<PreparedInsert<T>>,
+): Promise<StoredResult & { replayed: boolean }> {
+  const { result, insert } = await prepare();
+  const text = JSON.stringify(result.body);
+  const claim = sql`insert into idempotency_keys (shop_id, operation, key, fingerprint, status, body)
+    values (${scope.shopId}, ${scope.operation}, ${scope.key}, ${scope.fingerprint}, ${result.status}, ${text})
+    on conflict (shop_id, operation, key) do nothing returning 1`;
+  const write = insert ? sql`, written as (${insert(sql<boolean>`exists (select 1 from claimed)`)})` : sql``;
+  let claimed: boolean;
+  let row: { fingerprint: string; status: number; body: string } | undefined;
+  try {
+    const r = await sql<{ claimed: number }>`with claimed as (${claim})${write} select count(*)::int as claimed from claimed`.execute(db);
+    claimed = Number(r.rows[0]?.claimed) > 0;
+    if (!claimed) {
+      row = await db
+        .selectFrom('idempotency_keys')
+        .select(['fingerprint', 'status', 'body'])
+        .where('shop_id', '=', scope.shopId)
+        .where('operation', '=', scope.operation)
+        .where('key', '=', scope.key)
+        .executeTakeFirst();
+    }
+  } catch (e) {
+    throw new IdempotencyUnavailable(e);
+  }
+  // Hand back what was stored, so the first answer and every replay are the same bytes.
+  if (claimed) return { status: result.status, body: JSON.parse(text) as unknown, replayed: false };
+  if (!row || !row.status) throw new IdempotencyUnavailable();
+  if (row.fingerprint !== scope.fingerprint) throw new IdempotencyConflict();
+  return { status: row.status, body: JSON.parse(row.body) as unknown, replayed: true };
 }
 
 /** Deletes stored responses older than the retention window. */

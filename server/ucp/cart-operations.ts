@@ -10,8 +10,8 @@ import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/errors.ts';
-import { CartRejected, cancelCart, createCart, findCart, renderCart, updateCart, type CartRecord } from '../core/carts.ts';
-import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent } from '../core/idempotency.ts';
+import { CartRejected, cancelCart, cartInsert, createCart, findCart, prepareCart, renderCart, updateCart, type CartRecord } from '../core/carts.ts';
+import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
 import { validate } from '../http/body.ts';
 import { CAP, responseMeta } from './profile.ts';
 
@@ -94,17 +94,24 @@ async function guarded(
     }
   };
   if (!ctx.idempotencyKey) return atomic ? exec(ctx.db) : ctx.db.transaction().execute((tx) => exec(tx as unknown as Exec));
-  try {
-    const r = await runIdempotent(
+  return idempotent(() =>
+    runIdempotent(
       ctx.db,
       {
         shopId: ctx.shop.id,
         operation,
-        key: ctx.idempotencyKey,
+        key: ctx.idempotencyKey!,
         fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }),
       },
       (tx) => exec(tx as unknown as Exec),
-    );
+    ),
+  );
+}
+
+/** Maps the idempotency store's outcomes to answers: 409 for a reused key, 503 (fail closed) when it cannot be read or written. */
+async function idempotent(run: () => Promise<{ status: number; body: unknown }>): Promise<OperationResult> {
+  try {
+    const r = await run();
     return { status: r.status as OperationResult['status'], body: r.body };
   } catch (e) {
     if (e instanceof IdempotencyConflict) return { status: 409, body: { code: e.code, content: e.message } };
@@ -139,6 +146,21 @@ function negotiatedDiscounts<T extends { discounts?: unknown }>(ctx: OperationCo
 
 export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
   const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input));
+  if (ctx.idempotencyKey) {
+    // The create's only write is one INSERT: key and cart go in one statement (runIdempotentInsert).
+    const scope = { shopId: ctx.shop.id, operation: 'create_cart', key: ctx.idempotencyKey, fingerprint: fingerprint({ operation: 'create_cart', cart_id: null, body: input ?? null }) };
+    return idempotent(() =>
+      runIdempotentInsert<OperationResult>(ctx.db, scope, async () => {
+        try {
+          const { record, messages, now } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
+          return { result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages]) }, insert: (claimed) => cartInsert(record, now, claimed) };
+        } catch (e) {
+          if (e instanceof CartRejected) return { result: rejected(ctx, e) };
+          throw e;
+        }
+      }),
+    );
+  }
   return guarded(ctx, 'create_cart', null, input, async (db) => {
     const { record, messages } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
     return { status: 201, body: cartBody(ctx, record, [...notes, ...messages]) };
