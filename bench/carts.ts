@@ -5,7 +5,7 @@
  *   npx tsx bench/carts.ts http://127.0.0.1:8080 [seconds]     # standalone, against `npm start`
  */
 import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import { measure } from './support.ts';
 
 export interface BenchRow {
   name: string;
@@ -43,7 +43,7 @@ interface Case {
 async function run(opts: { url: string; host: string; durationSec: number }, c: Case): Promise<BenchRow> {
   let i = 0;
   let unexpected = 0;
-  const result = await autocannon({
+  const result = await measure({
     url: opts.url,
     connections: 10,
     duration: opts.durationSec,

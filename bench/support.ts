@@ -23,10 +23,23 @@ export interface LoadOptions {
   connections?: number;
 }
 
+/** Seconds of unrecorded load before each measured case (BENCH_WARMUP). */
+const WARMUP_SEC = Number(process.env.BENCH_WARMUP ?? 2);
+
+/**
+ * One autocannon run, after a warm-up with the same requests that is not recorded: a fresh server's
+ * first seconds measure V8 compiling (the embedded database's WASM tiers up under load, which alone
+ * put p99 at 2-5× its steady value), not the steady state a long-running server serves in.
+ */
+export async function measure(opts: autocannon.Options): Promise<autocannon.Result> {
+  if (WARMUP_SEC > 0) await autocannon({ ...opts, duration: WARMUP_SEC });
+  return autocannon(opts);
+}
+
 export async function load(name: string, o: LoadOptions): Promise<Row> {
   const bodies = o.bodies ?? [];
   let i = 0;
-  const result = await autocannon({
+  const result = await measure({
     url: o.url,
     connections: o.connections ?? 10,
     duration: o.durationSec,

@@ -8,7 +8,7 @@ import { TITLE_VECTOR_SQL } from '../db/migrations/0006_product_search.ts';
 import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
 import type { Shop } from './types.ts';
 import { forgetCachedShops } from './shops.ts';
-import { catalogChanged } from './variant-cache.ts';
+import { catalogChanged } from './product-cache.ts';
 import { saveShopDiscounts } from './discounts.ts';
 
 function allText(value: Localized | undefined, language: string): string {

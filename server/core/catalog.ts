@@ -12,7 +12,7 @@ import type { Locale } from './localize.ts';
 import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
 import { convert } from './money.ts';
 import { featuredVariant, isAvailable, renderProduct, type RenderOptions } from './products.ts';
-import { cachedVariants, type VariantHit } from './variant-cache.ts';
+import { cachedProducts, cachedVariants, type VariantHit } from './product-cache.ts';
 
 /** PostgreSQL text-search configuration per language; others fall back to 'simple'. */
 const TS_CONFIG: Record<string, string> = { en: 'english', fr: 'french' };
@@ -142,7 +142,7 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
   const offset = cursor ? decodeCursor(cursor, req.pagination?.cursor ? '$.pagination.cursor' : '$.cursor') : 0;
   const query = req.query?.trim();
 
-  let rows: Array<{ doc: string }>;
+  let products: StoredProduct[];
   if (query) {
     // Two tiers, each in catalog order: products whose title matches the query, then those that
     // match elsewhere (description, identifiers). One more row than the page tells whether a next page exists.
@@ -150,60 +150,47 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
     const inTitle = sql<boolean>`(title_tsv @@ ${tsq} and tsv @@ ${tsq})`;
     const elsewhere = sql<boolean>`(tsv @@ ${tsq} and not (title_tsv @@ ${tsq}))`;
     const want = limit + 1;
+    let hits: Hit[];
     if ((await catalogSize(db, shop)) <= searchTuning.sortAllUpTo) {
-      const hits = applyFilters(
+      hits = await applyFilters(
         db
           .selectFrom('product_search')
-          .select(['product_id', 'position', sql<boolean>`title_tsv @@ ${tsq}`.as('in_title')])
+          .select(['product_id', 'position'])
           .where('shop_id', '=', shop.id)
           .where(sql<boolean>`tsv @@ ${tsq}`),
         req.filters,
         locale,
       )
-        .orderBy('in_title', 'desc')
+        .orderBy(sql`title_tsv @@ ${tsq}`, 'desc')
         .orderBy('position')
         .limit(want)
-        .offset(offset);
-      rows = await db
-        .with('hits', () => hits)
-        .selectFrom('hits')
-        .innerJoin('products as p', (j) => j.onRef('p.id', '=', 'hits.product_id').on('p.shop_id', '=', shop.id))
-        .select(docTextOf('p'))
-        .orderBy('hits.in_title', 'desc')
-        .orderBy('hits.position')
+        .offset(offset)
         .execute();
     } else {
       const first = await tierPage(db, shop, inTitle, req.filters, locale, offset, want, true);
-      let hits = first.hits;
+      hits = first.hits;
       if (hits.length < want) {
         // The title tier ended on this page, so its total is known (tierPage read it through the index).
         const second = await tierPage(db, shop, elsewhere, req.filters, locale, Math.max(0, offset - (first.total ?? 0)), want - hits.length, false);
         hits = [...hits, ...second.hits];
       }
-      rows = [];
-      if (hits.length) {
-        const docs = await db.selectFrom('products').select(['id', docText]).where('shop_id', '=', shop.id).where('id', 'in', hits.map((h) => h.product_id)).execute();
-        const byId = new Map(docs.map((d) => [d.id, d]));
-        for (const h of hits) {
-          const d = byId.get(h.product_id);
-          if (d) rows.push(d);
-        }
-      }
     }
+    const docs = hits.length ? await loadProducts(db, shop, hits.map((h) => h.product_id)) : new Map<string, StoredProduct>();
+    products = hits.flatMap((h) => docs.get(h.product_id) ?? []);
   } else {
     // Browsing: catalog order straight off the (shop_id, position) index.
-    rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id), req.filters, locale)
+    const rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id), req.filters, locale)
       .orderBy('position')
       .limit(limit + 1)
       .offset(offset)
       .execute();
+    products = rows.map((r) => parseDoc(r.doc));
   }
 
-  const hasNext = rows.length > limit;
+  const hasNext = products.length > limit;
   const o = renderOptions(shop, locale, origin);
   return {
-    products: rows.slice(0, limit).map((r) => {
-      const p = parseDoc(r.doc);
+    products: products.slice(0, limit).map((p) => {
       // Listings lead with the featured variant.
       const featured = featuredVariant(p);
       return renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
@@ -324,6 +311,17 @@ function optionAvailability(p: StoredProduct, chosen: StoredVariant, product: Pr
 }
 
 /** Variants by id for pricing carts: id -> its product and stored variant. Scoped to the shop. */
+/** Product documents by id, from this process's cache when it has them (server/core/product-cache.ts). */
+async function loadProducts(db: DB, shop: Shop, ids: string[]): Promise<Map<string, StoredProduct>> {
+  const { hits: out, missing, store } = cachedProducts(db, shop.id, ids);
+  if (!missing.length) return out;
+  const rows = await db.selectFrom('products').select(['id', docText]).where('shop_id', '=', shop.id).where('id', 'in', missing).execute();
+  const loaded = rows.map((r) => parseDoc(r.doc));
+  store(loaded);
+  for (const p of loaded) out.set(p.id, p);
+  return out;
+}
+
 export async function loadVariants(db: DB, shop: Shop, variantIds: string[]): Promise<Map<string, VariantHit>> {
   const { hits: out, missing, store } = cachedVariants(db, shop.id, [...new Set(variantIds)]);
   if (!missing.length) return out;
@@ -340,7 +338,7 @@ export async function loadVariants(db: DB, shop: Shop, variantIds: string[]): Pr
     const variant = product.variants.find((v) => v.id === row.variant_id);
     if (variant) loaded.set(row.variant_id, { product, variant });
   }
-  store(loaded);
+  store([...loaded.values()].map((h) => h.product));
   for (const [id, hit] of loaded) out.set(id, hit);
   return out;
 }

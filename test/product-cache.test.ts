@@ -1,13 +1,13 @@
 /**
- * The cart path's variant cache (server/core/variant-cache.ts): a catalog write is visible to the
- * very next cart, a removed product cannot be added, a read that raced a write never stores the old
- * document, and a PostgreSQL database is never cached (other processes write it too).
+ * The product document cache (server/core/product-cache.ts): a catalog write is visible to the very
+ * next cart and search, a removed product cannot be added, a read that raced a write never stores
+ * the old document, and a PostgreSQL database is never cached (other processes write it too).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { deleteProduct, upsertProducts } from '../server/core/catalog-store.ts';
 import { findShopByDomain } from '../server/core/shops.ts';
-import { cachedVariants, catalogChanged } from '../server/core/variant-cache.ts';
+import { cachedVariants, catalogChanged } from '../server/core/product-cache.ts';
 import { loadVariants } from '../server/core/catalog.ts';
 import { isSingleWriter } from '../server/db/index.ts';
 import type { StoredProduct } from '../server/core/types.ts';
@@ -27,7 +27,7 @@ async function productOf(variantId: string): Promise<StoredProduct> {
   return structuredClone(hit.product);
 }
 
-describe('variant cache', () => {
+describe('product cache', () => {
   const embedded = !process.env.TEST_DATABASE_URL;
 
   it('is on for the embedded database only', () => {
@@ -46,6 +46,19 @@ describe('variant cache', () => {
     expect(after.body.line_items[0].item.price).toBe(oldPrice + 111);
   });
 
+  it('shows a changed title to the next search', async () => {
+    const search = () => s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask', limit: 50 });
+    const before = await search();
+    const flask = before.body.products.find((p: { id: string }) => p.id === 'prod_engraved_flask');
+    expect(flask.title).toBe('Engraved Steel Flask');
+    const shop = (await findShopByDomain(s.db, 'demo.localhost'))!;
+    const doc = await productOf('var_flask_steel');
+    doc.title = { en: 'Engraved Steel Flask, Mark II', fr: 'Flasque en acier gravée, mk II' };
+    await upsertProducts(s.db, shop, [doc]);
+    const after = await search();
+    expect(after.body.products.find((p: { id: string }) => p.id === 'prod_engraved_flask').title).toBe('Engraved Steel Flask, Mark II');
+  });
+
   it('refuses a variant whose product was deleted', async () => {
     expect((await createCart('var_candle_fig')).status).toBe(201);
     const shop = (await findShopByDomain(s.db, 'demo.localhost'))!;
@@ -61,7 +74,7 @@ describe('variant cache', () => {
     expect(cachedVariants(s.db, shop.id, ['var_flask_steel']).hits.has('var_flask_steel')).toBe(embedded);
     const read = cachedVariants(s.db, shop.id, ['var_black_tea_unused', 'var_flask_steel']);
     catalogChanged(s.db, shop.id); // a write committed while that read was in flight
-    read.store(new Map([['var_flask_steel', { product: old, variant: old.variants[0] }]]));
+    read.store([old]);
     expect(cachedVariants(s.db, shop.id, ['var_flask_steel']).missing).toEqual(['var_flask_steel']);
     // A read that starts after the write is stored (embedded only).
     await loadVariants(s.db, shop, ['var_flask_steel']);
