@@ -134,9 +134,10 @@ describe('discovery fast path (server/ucp/discovery.ts)', () => {
   function recorder() {
     const out = { status: 0, headers: {} as Record<string, string | number>, body: undefined as string | undefined, ended: false };
     const res = {
-      writeHead(status: number, headers: Record<string, string | number>) {
+      writeHead(status: number, headers: Record<string, string | number> | string[]) {
         out.status = status;
-        out.headers = headers;
+        // Node takes headers as an object or as a flat [name, value, ...] list.
+        out.headers = Array.isArray(headers) ? Object.fromEntries(headers.flatMap((v, i) => (i % 2 ? [] : [[v, headers[i + 1]]]))) : headers;
       },
       end(body?: string) {
         out.body = body;
@@ -160,7 +161,7 @@ describe('discovery fast path (server/ucp/discovery.ts)', () => {
     expect(out.status).toBe(200);
     expect(out.body).toBe(viaHono.text);
     expect(out.headers.ETag).toBe(viaHono.headers.etag);
-    expect(out.headers['Content-Length']).toBe(Buffer.byteLength(viaHono.text));
+    expect(Number(out.headers['Content-Length'])).toBe(Buffer.byteLength(viaHono.text));
     const revalidated = call({ host, 'if-none-match': `W/${viaHono.headers.etag}` });
     expect(revalidated.out.status).toBe(304);
     expect(revalidated.out.body).toBeUndefined();

@@ -81,6 +81,14 @@ export const discoveryHandler: Handler<AppEnv> = async (c) => {
  * the Hono route, which also fills the caches this reads.
  */
 export function discoveryFastPath(opts: { config: Pick<Config, 'trustProxy' | 'host' | 'port'>; corsHeaders: Record<string, string> }) {
+  // Prepared answers per rendered profile: header lists built once, not per request.
+  const prepared = new WeakMap<Rendered, { ok: string[]; notModified: string[] }>();
+  const prepare = (hit: Rendered) => {
+    const common = Object.entries({ ...opts.corsHeaders, ...headersFor(hit.etag) }).flat();
+    const p = { ok: [...common, 'Content-Type', 'application/json', 'Content-Length', String(hit.length)], notModified: common };
+    prepared.set(hit, p);
+    return p;
+  };
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.url !== DISCOVERY_PATH || req.method !== 'GET') return false;
     const o = requestOrigin((name) => req.headers[name] as string | undefined, opts.config);
@@ -89,12 +97,12 @@ export function discoveryFastPath(opts: { config: Pick<Config, 'trustProxy' | 'h
     if (!shop || !shop.protocolEnabled) return false;
     const hit = cachedProfile(shop, o.origin);
     if (!hit) return false;
-    const headers = { ...opts.corsHeaders, ...headersFor(hit.etag) };
+    const p = prepared.get(hit) ?? prepare(hit);
     if (matches(req.headers['if-none-match'], hit.etag)) {
-      res.writeHead(304, headers);
+      res.writeHead(304, p.notModified);
       res.end();
     } else {
-      res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': hit.length });
+      res.writeHead(200, p.ok);
       res.end(hit.body);
     }
     return true;
