@@ -50,7 +50,8 @@ if [ -z "$pg_url" ]; then
   fi
 fi
 if [ -n "$pg_url" ]; then
-  mapfile -t pg_files < <(grep -lE 'startTestServer|TEST_DATABASE_URL|openDatabase' test/*.test.ts test/*.test.tsx 2>/dev/null)
+  # Files that start a server or open a database, and the PostgreSQL-only suites (*.pg.test.ts).
+  mapfile -t pg_files < <({ grep -lE 'startTestServer|TEST_DATABASE_URL|openDatabase' test/*.test.ts test/*.test.tsx 2>/dev/null; ls test/*.pg.test.ts 2>/dev/null; } | sort -u)
   rm -f .tmp/vitest-pg.json
   TEST_DATABASE_URL="$pg_url" npx vitest run "${pg_files[@]}" --reporter=default --reporter=json --outputFile.json=.tmp/vitest-pg.json
   pgstatus=$?

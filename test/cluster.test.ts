@@ -1,9 +1,7 @@
 /**
- * Several stateless processes on one database. With TEST_DATABASE_URL (the PostgreSQL pass of
- * scripts/test-all.sh): two `server/main.ts` processes on their own ports and one fresh database
- * get the same Idempotency-Key at the same moment and agree on one cart; a cart written through one
- * is read and updated through the other; `server/cluster.ts` with WORKERS=2 serves on one port.
- * Always: the cluster refuses WORKERS>1 on the embedded database.
+ * The cluster's guard rails, on either database: `server/cluster.ts` refuses WORKERS>1 on the
+ * embedded database, and idempotent operations retry transactions aborted by serialization
+ * failures. Several processes on one PostgreSQL database: test/cluster.pg.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -11,14 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { sql } from 'kysely';
-import { CART_BODY, ROOT, prepareDatabase, send, spawnServer, withDb, type ServerProcess } from '../scripts/faults/lib.ts';
-import { createTestDatabase, type TestDatabase } from './support/postgres.ts';
+import { ROOT } from '../scripts/faults/lib.ts';
 import { migrateToLatest, openDatabase, type DB } from '../server/db/index.ts';
 import { runIdempotent } from '../server/core/idempotency.ts';
-
-const PG = process.env.TEST_DATABASE_URL;
-const HOST = 'demo.localhost';
 
 describe('server/cluster.ts on the embedded database', () => {
   it('refuses WORKERS=2 without DATABASE_URL, with a clear message', async () => {
@@ -66,90 +59,5 @@ describe('idempotent operations under serialization failures', () => {
     } finally {
       await db.destroy();
     }
-  });
-});
-
-describe.skipIf(!PG)('two processes on one PostgreSQL database', () => {
-  let tdb: TestDatabase;
-  let a: ServerProcess;
-  let b: ServerProcess;
-
-  beforeAll(async () => {
-    tdb = await createTestDatabase(PG!);
-    await prepareDatabase({ databaseUrl: tdb.url });
-    [a, b] = await Promise.all([spawnServer({ env: { DATABASE_URL: tdb.url } }), spawnServer({ env: { DATABASE_URL: tdb.url } })]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a?.kill(), b?.kill()]);
-    await tdb?.drop();
-  });
-
-  const countCarts = () => withDb({ databaseUrl: tdb.url }, async (db) => Number((await sql<{ n: string }>`select count(*) as n from carts`.execute(db)).rows[0].n));
-
-  it('the same Idempotency-Key sent to both at once creates one cart', async () => {
-    const before = await countCarts();
-    const rounds = 25;
-    for (let i = 0; i < rounds; i++) {
-      const key = randomUUID();
-      const headers = { 'idempotency-key': key };
-      // Two requests per process, all at once.
-      const replies = await Promise.all([a, b, a, b].map((p) => send(p.port, HOST, 'POST', '/api/ucp/carts', CART_BODY, headers)));
-      for (const r of replies) expect(r.status, r.text).toBe(201);
-      const ids = new Set(replies.map((r) => r.body.id));
-      expect(ids.size).toBe(1);
-      // Byte-identical bodies: the stored response is replayed.
-      expect(new Set(replies.map((r) => r.text)).size).toBe(1);
-    }
-    expect(await countCarts()).toBe(before + rounds);
-  });
-
-  it('the same key with a different body is a 409 on the other process', async () => {
-    const key = randomUUID();
-    const first = await send(a.port, HOST, 'POST', '/api/ucp/carts', CART_BODY, { 'idempotency-key': key });
-    expect(first.status).toBe(201);
-    const other = await send(b.port, HOST, 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 3 }] }, { 'idempotency-key': key });
-    expect(other.status).toBe(409);
-    expect(other.body).toMatchObject({ code: 'idempotency_conflict' });
-  });
-
-  it('a cart written through one process is read and updated through the other; concurrent updates serialize', async () => {
-    const created = await send(a.port, HOST, 'POST', '/api/ucp/carts', CART_BODY);
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    const read = await send(b.port, HOST, 'GET', `/api/ucp/carts/${id}`);
-    expect(read.status).toBe(200);
-    expect(read.body.id).toBe(id);
-    // Ten updates at once, split across the processes: each is a full replacement; the last
-    // committed one wins and the cart is one of the requested states, never a mix.
-    const updates = Array.from({ length: 10 }, (_, i) => ({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: i + 1 }] }));
-    const replies = await Promise.all(updates.map((u, i) => send((i % 2 ? a : b).port, HOST, 'PUT', `/api/ucp/carts/${id}`, u)));
-    for (const r of replies) expect(r.status, r.text).toBe(200);
-    const final = await send(a.port, HOST, 'GET', `/api/ucp/carts/${id}`);
-    expect(final.body.line_items).toHaveLength(1);
-    expect(final.body.line_items[0].quantity).toBeGreaterThanOrEqual(1);
-    expect(final.body.line_items[0].quantity).toBeLessThanOrEqual(10);
-  });
-});
-
-describe.skipIf(!PG)('npm run start:cluster (WORKERS=2) on PostgreSQL', () => {
-  let tdb: TestDatabase;
-  let c: ServerProcess;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(PG!);
-    c = await spawnServer({ script: 'server/cluster.ts', env: { DATABASE_URL: tdb.url, WORKERS: '2' } });
-  }, 120_000);
-  afterAll(async () => {
-    await c?.kill();
-    await tdb?.drop();
-  });
-
-  it('migrates once, seeds, and every worker answers on the shared port', async () => {
-    expect(c.output()).toMatch(/2 workers, PostgreSQL/);
-    const key = randomUUID();
-    const replies = await Promise.all(Array.from({ length: 8 }, () => send(c.port, HOST, 'POST', '/api/ucp/carts', CART_BODY, { 'idempotency-key': key })));
-    for (const r of replies) expect(r.status, r.text).toBe(201);
-    expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
-    const d = await send(c.port, HOST, 'GET', '/.well-known/ucp');
-    expect(d.status).toBe(200);
   });
 });

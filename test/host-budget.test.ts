@@ -1,12 +1,12 @@
 /**
- * host.js size budget and CSP hygiene, on the built bundle (`npx vite build` runs first in
- * scripts/test-all.sh). host.js is an ES module entry plus lazily imported chunks (vite.config.ts,
+ * host.js size budget and CSP hygiene, on the built bundle (built by the test setup when
+ * missing or stale). host.js is an ES module entry plus lazily imported chunks (vite.config.ts,
  * docs/host-js.md "Build and delivery"):
  *  - the entry, what every storefront page view pays: ≤ 15 KB gzip (fails the run when exceeded);
  *  - entry + the embedded role's chunks (a framed cart page) and entry + the host role's chunks
  *    (an agent page calling UCP.openCart): ≤ 20 KB gzip each.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 
@@ -24,9 +24,10 @@ interface Graph {
 
 const gz = (b: Buffer) => gzipSync(b, { level: 9 }).length;
 
-describe.skipIf(!existsSync(FILE) || !existsSync(GRAPH))('dist/host.js', () => {
-  const code = existsSync(FILE) ? readFileSync(FILE) : Buffer.alloc(0);
-  const graph: Graph = existsSync(GRAPH) ? JSON.parse(readFileSync(GRAPH, 'utf8')) : { entry: '', entryModules: [], chunks: [] };
+// Built by test/support/build-host.ts (vitest global setup) when missing or stale.
+describe('dist/host.js', () => {
+  const code = readFileSync(FILE);
+  const graph: Graph = JSON.parse(readFileSync(GRAPH, 'utf8'));
   const chunk = (f: string) => readFileSync(new URL(f, DIST));
   /** A role's chunks: its own and everything it imports. */
   const closure = (role: 'embedded' | 'host') => {
@@ -108,9 +109,4 @@ describe.skipIf(!existsSync(FILE) || !existsSync(GRAPH))('dist/host.js', () => {
       for (const m of chunk(c.file).toString('utf8').matchAll(/\bfrom\s*(["'`])([^"'`]+)\1/g)) expect(m[2], c.file).toMatch(/^\.\/host-[\w.-]+\.js$/);
     }
   });
-});
-
-it('dist/host.js has been built (npx vite build)', () => {
-  expect(existsSync(FILE)).toBe(true);
-  expect(existsSync(GRAPH)).toBe(true);
 });

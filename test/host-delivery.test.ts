@@ -4,7 +4,7 @@
  * framed cart page preloads the embedded role only) and the cart page's CSP, agent.localhost routing.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { frameAncestors, html, pageCsp } from '../server/storefront/pages.ts';
@@ -13,7 +13,8 @@ import { CHUNKS_FILE, HOST_JS_PATH } from '../server/storefront/hostjs.ts';
 const sri = (b: Buffer) => `sha384-${createHash('sha384').update(b).digest('base64')}`;
 const DIST = HOST_JS_PATH.slice(0, HOST_JS_PATH.lastIndexOf('/') + 1);
 type Graph = { chunks: Array<{ file: string; role: 'embedded' | 'host' | null; imports: string[] }> };
-const graph: Graph = existsSync(DIST + CHUNKS_FILE) ? JSON.parse(readFileSync(DIST + CHUNKS_FILE, 'utf8')) : { chunks: [] };
+// dist/ is built by test/support/build-host.ts (vitest global setup) when missing or stale.
+const graph: Graph = JSON.parse(readFileSync(DIST + CHUNKS_FILE, 'utf8'));
 
 let s: TestServer;
 beforeAll(async () => {
@@ -36,8 +37,8 @@ describe('templating and CSP helpers', () => {
   });
 });
 
-describe.skipIf(!existsSync(HOST_JS_PATH))('/ucp/host.js', () => {
-  const body = existsSync(HOST_JS_PATH) ? readFileSync(HOST_JS_PATH) : Buffer.alloc(0);
+describe('/ucp/host.js', () => {
+  const body = readFileSync(HOST_JS_PATH);
   const integrity = `sha384-${createHash('sha384').update(body).digest('base64')}`;
 
   it('serves the short-cache script and a manifest naming the immutable twin with SRI', async () => {
@@ -114,7 +115,7 @@ describe('cart page', () => {
     expect(r.headers['content-security-policy']).toMatch(/frame-ancestors 'self' http:\/\/agent\.localhost:\*/);
     expect(r.text).toContain('<ucp-cart cart-id="whatever" mode="page" allowed-hosts="http://agent.localhost:*">');
   });
-  it.skipIf(!existsSync(HOST_JS_PATH))('framed (ep_version / ec_version) it preloads the embedded role with SRI, never the host role', async () => {
+  it('framed (ep_version / ec_version) it preloads the embedded role with SRI, never the host role', async () => {
     const embedded = new Set<string>();
     const add = (f: string) => {
       embedded.add(f);
@@ -139,7 +140,7 @@ describe('cart page', () => {
 
 describe('agent.localhost', () => {
   it('serves the demo agent site and nothing of the shop', async () => {
-    if (existsSync('public/agent/index.html')) expect((await s.req('agent.localhost', 'GET', '/')).status).toBe(200);
+    expect((await s.req('agent.localhost', 'GET', '/')).status).toBe(200);
     expect((await s.req('agent.localhost', 'GET', '/ucp/host.js')).status).toBe(404);
     expect((await s.req('agent.localhost', 'GET', '/api/ucp/carts/x')).status).toBe(404);
   });

@@ -13,6 +13,16 @@ import pg from 'pg';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url));
 
+/**
+ * The PostgreSQL server of this test run: `*.pg.test.ts` files are collected only when
+ * TEST_DATABASE_URL is set (vitest.config.ts), and fail loudly rather than skip when it is not.
+ */
+export function requirePostgres(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('This suite needs a PostgreSQL server: set TEST_DATABASE_URL (scripts/test-all.sh does).');
+  return url;
+}
+
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
