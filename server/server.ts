@@ -12,6 +12,7 @@ import { seedAccounts } from './seed/accounts.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
 import { checkKeyEncryptionSecret } from './core/signing-keys.ts';
+import { ensurePublished } from './storefront/host-archive.ts';
 
 export interface RunningServer {
   db: DB;
@@ -29,6 +30,8 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   if (opts.seed !== false && (await isEmpty(db))) await seedDemo(db);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
   if (opts.seed !== false && config.mode === 'development') await seedAccounts(db);
+  // This build's host.js files join the archive that keeps earlier builds' files answering.
+  await ensurePublished(db);
   const { listener, drain } = createRequestListener({ db, config });
   const server: Server = createServer(listener);
   await new Promise<void>((resolve, reject) => {

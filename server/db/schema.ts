@@ -233,6 +233,16 @@ export interface ChannelKeysTable {
   revoked_at: Timestamp | null;
 }
 
+/* --- host.js files of earlier builds (migration 0008_host_assets) --- */
+
+export interface HostAssetsTable {
+  /** `host.<sha256:16>.js` (an entry's immutable twin) or `host-<name>-<hash>.js` (a chunk). */
+  file: string;
+  body: Uint8Array;
+  first_seen: Generated<Timestamp>;
+  last_current: Generated<Timestamp>;
+}
+
 export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
@@ -253,4 +263,5 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   channel_keys: ChannelKeysTable;
+  host_assets: HostAssetsTable;
 }

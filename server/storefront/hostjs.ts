@@ -5,6 +5,7 @@
  *   /ucp/host-<name>-<hash>.js  the lazily imported chunks (protocol roles and their shared code):
  *                             immutable; imported by the entry relative to its own URL
  *   /ucp/host.json            {url, integrity: "sha384-…", version, bytes, gzip_bytes, chunks: [{url, integrity, role, …}]}
+ * Versioned files of earlier builds keep answering from the database (host-archive.ts).
  * CORS `*` on all (module scripts loaded cross-origin are fetched in CORS mode). Read at startup,
  * re-read when dist/host.js or dist/host-chunks.json changes; 503 with a clear message when it has
  * not been built. See docs/host-js.md.
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
+import { archivedAsset, ensurePublished } from './host-archive.ts';
 
 export const HOST_JS_PATH = fileURLToPath(new URL('../../dist/host.js', import.meta.url));
 /** Written by the build next to host.js: `{entry, chunks: [{file, role, imports, modules}]}`. */
@@ -49,7 +51,7 @@ export interface HostBundle extends HostAsset {
 let cached: HostBundle | null = null;
 let cachedKey = '';
 
-function asset(body: Buffer): HostAsset & { hex: string } {
+export function hostAsset(body: Buffer): HostAsset & { hex: string } {
   const hex = createHash('sha256').update(body).digest('hex');
   return {
     body,
@@ -75,14 +77,14 @@ export function hostBundle(path = HOST_JS_PATH): HostBundle | null {
   if (mtimeMs < 0) return (cached = null);
   const key = `${path}:${mtimeMs}:${mtime(dir + CHUNKS_FILE)}`;
   if (cached && cachedKey === key) return cached;
-  const entry = asset(readFileSync(path));
+  const entry = hostAsset(readFileSync(path));
   const chunks = new Map<string, HostChunk>();
   try {
     const graph = JSON.parse(readFileSync(dir + CHUNKS_FILE, 'utf8')) as { chunks: Array<{ file: string; role: HostChunk['role']; imports: string[] }> };
     for (const c of graph.chunks) {
       if (!/^host-[\w.-]+\.js$/.test(c.file)) continue;
       try {
-        const { hex: _, ...a } = asset(readFileSync(dir + c.file));
+        const { hex: _, ...a } = hostAsset(readFileSync(dir + c.file));
         chunks.set(c.file, { ...a, file: c.file, role: c.role ?? null, imports: c.imports ?? [] });
       } catch {
         // Mid-build: the next request sees the new mtimes and reads again.
@@ -136,10 +138,17 @@ function missing(c: Context<AppEnv>) {
   return protocolError(c, 503, 'host_js_not_built', 'host.js has not been built on this server: run `npm run build:host` (vite build), then retry.', {}, { 'Retry-After': '5' });
 }
 
+/** The current bundle; a build this process has not archived yet is archived in the background. */
+function current(c: Context<AppEnv>): HostBundle | null {
+  const b = hostBundle();
+  if (b) void ensurePublished(c.get('db'), b);
+  return b;
+}
+
 export function hostJsRoutes() {
   const app = new Hono<AppEnv>();
   app.get('/host.json', (c) => {
-    const b = hostBundle();
+    const b = current(c);
     if (!b) return missing(c);
     const base = `${c.get('origin')}/ucp/`;
     c.header('Access-Control-Allow-Origin', '*');
@@ -162,14 +171,18 @@ export function hostJsRoutes() {
       })),
     });
   });
-  app.get('/:file{host[\\w.-]*\\.js}', (c) => {
-    const b = hostBundle();
+  app.get('/:file{host[\\w.-]*\\.js}', async (c) => {
+    const b = current(c);
     if (!b) return missing(c);
     const file = c.req.param('file');
     if (file === 'host.js') return send(c, b, 'public, max-age=300');
     if (file === `host.${b.hash}.js`) return send(c, b, IMMUTABLE);
     const chunk = b.chunks.get(file);
     if (chunk) return send(c, chunk, IMMUTABLE);
+    // A file of an earlier build (host-archive.ts), once this build's publication has landed.
+    await ensurePublished(c.get('db'), b);
+    const old = await archivedAsset(c.get('db'), file);
+    if (old) return send(c, old, IMMUTABLE);
     return protocolError(c, 404, 'not_found', 'No such host.js file on this server; read /ucp/host.json for the current ones.');
   });
   return app;

@@ -10,6 +10,7 @@ import * as m0004 from './0004_webhooks.ts';
 import * as m0005 from './0005_access.ts';
 import * as m0006 from './0006_product_search.ts';
 import * as m0007 from './0007_search_order.ts';
+import * as m0008 from './0008_host_assets.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0005_access': m0005,
   '0006_product_search': m0006,
   '0007_search_order': m0007,
+  '0008_host_assets': m0008,
 };
