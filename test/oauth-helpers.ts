@@ -7,13 +7,17 @@ export const opts = { [oauth.allowInsecureRequests]: true } as const;
 
 export class Browser {
   cookie = '';
-  constructor(readonly base: string) {}
+  /** `headers` go with every request (e.g. X-Forwarded-For behind a trusted proxy). */
+  constructor(
+    readonly base: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const res = await fetch(new URL(path, this.base), {
       ...init,
       redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(this.cookie ? { cookie: this.cookie } : {}) },
+      headers: { ...this.headers, ...(init.headers as Record<string, string>), ...(this.cookie ? { cookie: this.cookie } : {}) },
     });
     const set = res.headers.getSetCookie();
     for (const c of set) if (c.startsWith('oauth_session=')) this.cookie = c.split(';')[0];

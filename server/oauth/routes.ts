@@ -4,7 +4,7 @@
  * the resource endpoint (seed §2.1), RFC 8414 metadata and a minimal admin page.
  */
 import { Hono, type Context } from 'hono';
-import { MemoryBucketStore } from '../http/rate-limit.ts';
+import { MemoryBucketStore, clientAddress, type BucketPolicy } from '../http/rate-limit.ts';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
@@ -69,7 +69,7 @@ async function readForm(c: Context<AppEnv>): Promise<{ form: Record<string, stri
   return { form, duplicate };
 }
 
-function oauthError(c: Context<AppEnv>, status: 400 | 401, error: string, description: string, headers: Record<string, string> = {}) {
+function oauthError(c: Context<AppEnv>, status: 400 | 401 | 429, error: string, description: string, headers: Record<string, string> = {}) {
   c.header('Cache-Control', 'no-store');
   c.header('Pragma', 'no-cache');
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
@@ -166,11 +166,38 @@ const AUTHZ_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'st
 
 /** Failed sign-ins allowed per account before throttling, and how fast the allowance returns. */
 export const LOGIN_FAILURES = { capacity: 5, refillPerSecond: 1 / 60 };
+/** Failed sign-ins allowed per client address (one password tried on many accounts). */
+export const LOGIN_FAILURES_PER_ADDRESS = { capacity: 20, refillPerSecond: 1 / 30 };
+/** Failed token requests (invalid_client, invalid_grant) allowed per client address. */
+export const TOKEN_FAILURES_PER_ADDRESS = { capacity: 20, refillPerSecond: 1 / 6 };
+
+/**
+ * Failure budgets: token buckets that only failures drain, so honest traffic never pays. `wait`
+ * is checked before the work (a throttled caller costs no password hashing or database lookups)
+ * and answers the seconds until the first exhausted budget has room again, or 0; `fail` charges
+ * one failure to every budget.
+ */
+function failureBudgets(store: MemoryBucketStore) {
+  type Budget = [key: string, policy: BucketPolicy];
+  return {
+    async wait(budgets: Budget[]): Promise<number> {
+      for (const [key, policy] of budgets) {
+        const r = await store.take(key, policy, Date.now(), 0);
+        if (r.remaining < 1) return Math.ceil(1 / policy.refillPerSecond); // at most one refill period
+      }
+      return 0;
+    },
+    async fail(budgets: Budget[]): Promise<void> {
+      for (const [key, policy] of budgets) await store.take(key, policy, Date.now(), 1);
+    },
+  };
+}
 
 export function oauthRoutes() {
   const r = new Hono<AppEnv>();
   // Per process, like the other rate limits (docs/oauth.md): N processes allow N x the failures.
-  const loginFailures = new MemoryBucketStore();
+  const failures = failureBudgets(new MemoryBucketStore());
+  const addressOf = (c: Context<AppEnv>) => clientAddress(c, c.get('config').trustProxy);
   const servers = new WeakMap<DB, OAuth2Server>();
   const libraryFor = (db: DB) => {
     let s = servers.get(db);
@@ -283,17 +310,19 @@ export function oauthRoutes() {
     if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
     const app = await findApp(db, pending.clientId);
     // Password guessing: after LOGIN_FAILURES.capacity wrong passwords for one account, one more try
-    // per minute (checked before the password, so a locked account costs no scrypt work).
-    const account = `login:${(form.username ?? '').trim().toLowerCase()}`;
-    const gate = await loginFailures.take(account, LOGIN_FAILURES, Date.now(), 0);
-    if (gate.remaining < 1) {
-      const wait = Math.ceil(1 / LOGIN_FAILURES.refillPerSecond); // at most one refill period
+    // per minute; password spraying: the same per client address, with a larger allowance.
+    const budgets: Array<[string, BucketPolicy]> = [
+      [`login:${(form.username ?? '').trim().toLowerCase()}`, LOGIN_FAILURES],
+      [`login-from:${addressOf(c)}`, LOGIN_FAILURES_PER_ADDRESS],
+    ];
+    const wait = await failures.wait(budgets);
+    if (wait) {
       c.header('Retry-After', String(wait));
-      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: `Too many failed sign-ins for this account. Try again in ${wait} seconds.`, username: form.username }), 429);
+      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username: form.username }), 429);
     }
     const user = await verifyLogin(db, form.username ?? '', form.password ?? '');
     if (!user) {
-      await loginFailures.take(account, LOGIN_FAILURES, Date.now(), 1);
+      await failures.fail(budgets);
       return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: 'Wrong e-mail or password.', username: form.username }), 401);
     }
     await loginSession(c, session, user.id);
@@ -354,6 +383,10 @@ export function oauthRoutes() {
       form.client_id = creds.id ?? '';
       form.client_secret = creds.secret ?? '';
     }
+    // Guessing codes, refresh tokens or client secrets: failures are budgeted per client address.
+    const budgets: Array<[string, BucketPolicy]> = [[`token-from:${addressOf(c)}`, TOKEN_FAILURES_PER_ADDRESS]];
+    const wait = await failures.wait(budgets);
+    if (wait) return oauthError(c, 429, 'temporarily_unavailable', `Too many failed token requests from this address. Retry after ${wait} seconds.`, { 'Retry-After': String(wait) });
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((v, k) => (k === 'authorization' ? undefined : (headers[k] = v)));
     headers['content-length'] = String(Buffer.byteLength(new URLSearchParams(form).toString()));
@@ -374,6 +407,7 @@ export function oauthRoutes() {
       status = 401;
       c.header('WWW-Authenticate', `Basic realm="${issuerOf(c)}"`);
     }
+    if (body.error === 'invalid_client' || body.error === 'invalid_grant') await failures.fail(budgets);
     if (status === 503) c.header('Retry-After', '2'); // the library's server_error (database unreachable)
     if (status >= 500) console.error('[oauth] token endpoint failure', body);
     return c.json(body, status);
