@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateToLatest, openDatabase } from '../server/db/index.ts';
+import { openDatabase } from '../server/db/index.ts';
 import { loadCatalogFile } from '../server/core/catalog-store.ts';
-import { isEmpty, seedDemo } from '../server/seed/demo.ts';
+import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { createTestDatabase, startTempPostgres } from '../test/support/postgres.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
@@ -21,8 +21,7 @@ const CART = JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, qu
 async function prepare(opts: { databaseUrl?: string; dataDir: string }): Promise<void> {
   const db = await openDatabase(opts);
   try {
-    await migrateToLatest(db);
-    if (await isEmpty(db)) await seedDemo(db);
+    await prepareDatabase(db, { demo: true, accounts: false });
     await loadCatalogFile(db, generateCatalog({ products: PRODUCTS, shopId: 'shop_bench', domain: 'bench.localhost', name: 'Bench' }));
   } finally {
     await db.destroy();

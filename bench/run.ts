@@ -10,9 +10,9 @@
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateToLatest, openDatabase } from '../server/db/index.ts';
+import { openDatabase } from '../server/db/index.ts';
 import { loadCatalogFile } from '../server/core/catalog-store.ts';
-import { isEmpty, seedDemo } from '../server/seed/demo.ts';
+import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { createServer } from 'node:http';
 import { platformProfile } from '../test/support/platform.ts';
@@ -25,8 +25,7 @@ const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest'
 async function prepare(dataDir: string, products: number) {
   const t0 = performance.now();
   const db = await openDatabase({ dataDir });
-  await migrateToLatest(db);
-  if (await isEmpty(db)) await seedDemo(db);
+  await prepareDatabase(db, { demo: true, accounts: false });
   await loadCatalogFile(db, generateCatalog({ products, shopId: 'shop_bench', domain: 'bench.localhost', name: 'Bench' }));
   await db.destroy();
   console.log(`  loaded ${products} products in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -23,6 +23,9 @@ if ! npx vite build --logLevel warn; then
   echo "host.js build failed"; failed=$((failed + 1)); status=1
 fi
 
+# The type checker is a runner too: one test that passes or fails.
+if npx tsc --noEmit; then passed=$((passed + 1)); else echo "typecheck failed"; failed=$((failed + 1)); status=1; fi
+
 rm -f .tmp/vitest.json
 TEST_DATABASE_URL= npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json
 vstatus=$?

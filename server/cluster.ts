@@ -12,9 +12,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { loadConfig } from './config.ts';
-import { migrateToLatest, openDatabase } from './db/index.ts';
-import { isEmpty, seedDemo } from './seed/demo.ts';
-import { seedAccounts } from './seed/accounts.ts';
+import { openDatabase } from './db/index.ts';
+import { prepareDatabase } from './seed/prepare.ts';
 import { startServer } from './server.ts';
 
 interface Ready {
@@ -40,9 +39,7 @@ async function primary(): Promise<void> {
   // Migrations and first-run seeds once, here, before any worker serves.
   const db = await openDatabase(config);
   try {
-    await migrateToLatest(db);
-    if (await isEmpty(db)) await seedDemo(db);
-    if (config.mode === 'development') await seedAccounts(db);
+    await prepareDatabase(db, { demo: true, accounts: config.mode === 'development' });
   } finally {
     await db.destroy();
   }

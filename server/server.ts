@@ -5,10 +5,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.ts';
-import { migrateToLatest, openDatabase, type DB } from './db/index.ts';
+import { openDatabase, type DB } from './db/index.ts';
 import { createRequestListener } from './app.ts';
-import { isEmpty, seedDemo } from './seed/demo.ts';
-import { seedAccounts } from './seed/accounts.ts';
+import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
 import { checkKeyEncryptionSecret } from './core/signing-keys.ts';
@@ -26,10 +25,8 @@ export interface RunningServer {
 export async function startServer(overrides: Partial<Config> = {}, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
   const db = await openDatabase(config);
-  await migrateToLatest(db);
-  if (opts.seed !== false && (await isEmpty(db))) await seedDemo(db);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
-  if (opts.seed !== false && config.mode === 'development') await seedAccounts(db);
+  await prepareDatabase(db, { demo: opts.seed !== false, accounts: opts.seed !== false && config.mode === 'development' });
   // This build's host.js files join the archive that keeps earlier builds' files answering.
   await ensurePublished(db);
   const { listener, drain } = createRequestListener({ db, config });

@@ -98,3 +98,39 @@ describe('npm run start:cluster (WORKERS=2) on PostgreSQL', () => {
     expect(d.status).toBe(200);
   });
 });
+
+describe('several processes starting at once on an empty PostgreSQL database', () => {
+  let tdb: TestDatabase;
+  let servers: ServerProcess[] = [];
+  beforeAll(async () => {
+    tdb = await createTestDatabase(PG);
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((p) => p.kill()));
+    await tdb?.drop();
+  });
+
+  it('all come up; migrations run once and the demo is seeded once', async () => {
+    // Nothing prepared: every process migrates and seeds on its own (server/seed/prepare.ts).
+    servers = await Promise.all([1, 2, 3].map(() => spawnServer({ env: { DATABASE_URL: tdb.url } })));
+    const counts = await withDb({ databaseUrl: tdb.url }, async (db) => {
+      const n = async (q: ReturnType<typeof sql<{ n: string }>>) => Number((await q.execute(db)).rows[0].n);
+      return {
+        shops: await n(sql`select count(*) as n from shops`),
+        demoProducts: await n(sql`select count(*) as n from products where shop_id = 'shop_demo'`),
+        migrations: await n(sql`select count(*) as n from kysely_migration`),
+        users: await n(sql`select count(*) as n from users`),
+      };
+    });
+    const { migrations } = await import('../server/db/migrations/index.ts');
+    expect(counts.migrations).toBe(Object.keys(migrations).length);
+    expect(counts.shops).toBeGreaterThanOrEqual(3);
+    expect(counts.demoProducts).toBeGreaterThanOrEqual(40);
+    expect(counts.users).toBeGreaterThanOrEqual(1);
+    for (const p of servers) {
+      const r = await send(p.port, HOST, 'POST', '/api/ucp/catalog/search', { query: 'flask' });
+      expect(r.status, p.output()).toBe(200);
+      expect(r.body.products.length).toBeGreaterThan(0);
+    }
+  });
+});

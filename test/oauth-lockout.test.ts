@@ -78,7 +78,7 @@ describe('guessing from one address (password spraying, token guessing)', () => 
   it('failed token requests (wrong codes, wrong secrets) are throttled per address; successful ones cost nothing', async () => {
     const ip = '203.0.113.9';
     for (let i = 0; i < TOKEN_FAILURES_PER_ADDRESS.capacity; i++) {
-      const form =
+      const form: Record<string, string> =
         i % 2
           ? { grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: REDIRECT, client_id: 'demo-app', client_secret: 'demo-secret' }
           : { grant_type: 'refresh_token', refresh_token: `guess-${i}`, client_id: 'demo-app', client_secret: `wrong-${i}` };

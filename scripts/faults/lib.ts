@@ -6,9 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { migrateToLatest, openDatabase, type DB } from '../../server/db/index.ts';
-import { isEmpty, seedDemo } from '../../server/seed/demo.ts';
-import { seedAccounts } from '../../server/seed/accounts.ts';
+import { openDatabase, type DB } from '../../server/db/index.ts';
+import { prepareDatabase as prepare } from '../../server/seed/prepare.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -116,9 +115,7 @@ export function send<T = any>(port: number, host: string, method: string, path: 
 export async function prepareDatabase(opts: { databaseUrl?: string; dataDir?: string }): Promise<void> {
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir ?? 'memory://' });
   try {
-    await migrateToLatest(db);
-    if (await isEmpty(db)) await seedDemo(db);
-    await seedAccounts(db);
+    await prepare(db, { demo: true, accounts: true });
   } finally {
     await db.destroy();
   }
