@@ -18,6 +18,7 @@
  *
  * `fetch` is injectable (tests serve profiles from memory or over a loopback TLS server).
  */
+import { publicFetch } from '../http/public-fetch.ts';
 import * as z from 'zod/mini';
 import { PlatformProfile } from '../../src/wire/platform-profile.ts';
 
@@ -243,14 +244,17 @@ export class PlatformProfiles {
 // The process-wide fetcher (one cache per process; per insecure setting).
 
 let overrides: Partial<ProfileFetcherOptions> = {};
-const shared = new Map<boolean, PlatformProfiles>();
+const shared = new Map<string, PlatformProfiles>();
 
 /** The fetcher the transports use. */
-export function platformProfiles(allowInsecureLoopback: boolean): PlatformProfiles {
-  let p = shared.get(allowInsecureLoopback);
+export function platformProfiles(allowInsecureLoopback: boolean, mode: 'development' | 'production' = 'development'): PlatformProfiles {
+  const key = `${allowInsecureLoopback} ${mode}`;
+  let p = shared.get(key);
   if (!p) {
-    p = new PlatformProfiles({ ...overrides, allowInsecureLoopback });
-    shared.set(allowInsecureLoopback, p);
+    // In production, profile URLs (chosen by whoever sends a request) reach public addresses only:
+    // never the shop's own network or a cloud metadata service (server/http/public-fetch.ts).
+    p = new PlatformProfiles({ ...(mode === 'production' ? { fetch: publicFetch } : {}), ...overrides, allowInsecureLoopback });
+    shared.set(key, p);
   }
   return p;
 }

@@ -8,6 +8,7 @@
  * again when the lease runs out. `for update skip locked` lets several processes share the queue on
  * PostgreSQL; PGlite (one connection) runs the same SQL.
  */
+import { publicFetch } from '../http/public-fetch.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
@@ -301,12 +302,21 @@ const envNum = (name: string): number | undefined => {
   return process.env[name] && Number.isFinite(v) && v > 0 ? v : undefined;
 };
 
+/**
+ * Production deliveries reach public addresses only, whatever the endpoint's name resolves to by
+ * then (server/http/public-fetch.ts); development also reaches loopback receivers.
+ */
+export function deliveryFetch(mode: Mode): typeof globalThis.fetch {
+  return mode === 'production' ? publicFetch : globalThis.fetch;
+}
+
 function resolve(o: WebhookWorkerOptions): Resolved {
   const timeoutMs = o.timeoutMs ?? 10_000;
+  const mode = o.mode ?? (process.env.NODE_ENV === 'production' ? 'production' : 'development');
   return {
-    mode: o.mode ?? (process.env.NODE_ENV === 'production' ? 'production' : 'development'),
+    mode,
     intervalMs: o.intervalMs ?? envNum('WEBHOOK_POLL_MS') ?? 1000,
-    fetch: o.fetch ?? globalThis.fetch,
+    fetch: o.fetch ?? deliveryFetch(mode),
     retryBaseMs: o.retryBaseMs ?? envNum('WEBHOOK_RETRY_BASE_MS') ?? 30_000,
     maxDelayMs: o.maxDelayMs ?? 6 * 3600_000,
     maxAttempts: o.maxAttempts ?? envNum('WEBHOOK_MAX_ATTEMPTS') ?? 12,

@@ -153,7 +153,7 @@ function signatureError(code: VerifyErrorCode, message: string, origin: string):
 export async function authenticate(input: AuthInput): Promise<AccessContext> {
   const { config, shop, operation, headers } = input;
   const origin = new URL(input.url).origin;
-  const profiles = platformProfiles(allowInsecureProfiles(config));
+  const profiles = platformProfiles(allowInsecureProfiles(config), config.mode);
 
   // 1. The profile URL, when named.
   let profileUrl: string | undefined;
