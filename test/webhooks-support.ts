@@ -94,9 +94,10 @@ export async function verifyDelivery(s: TestServer, rx: Receiver, d: Received, o
 
 export const MERCHANT_SCOPES = 'sales_read sales_write settings_read settings_write customers_write';
 
-export async function merchantApi(s: TestServer) {
-  const token = (await tokensFor(s, MERCHANT_SCOPES)).access_token;
-  return (method: string, path: string, body?: unknown) => s.req('localhost', method, `/merchants/shop_demo${path}`, body, { authorization: `Bearer ${token}` });
+/** The merchant API of one shop, as its owner (default: the demo shop) with MERCHANT_SCOPES. */
+export async function merchantApi(s: TestServer, owner = { username: 'owner@demo.localhost', password: 'demo', shop: 'shop_demo' }) {
+  const token = (await tokensFor(s, MERCHANT_SCOPES, owner)).access_token;
+  return (method: string, path: string, body?: unknown) => s.req('localhost', method, `/merchants/${owner.shop}${path}`, body, { authorization: `Bearer ${token}` });
 }
 
 export async function newOrder(api: Awaited<ReturnType<typeof merchantApi>>, email: string) {

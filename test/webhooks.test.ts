@@ -3,7 +3,8 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
 import { merchantApi, newOrder, profileKeys, startReceiver, verifyDelivery, type Receiver } from './webhooks-support.ts';
 import { rotateShopKey } from '../server/core/signing-keys.ts';
-import { retryDelayMs, webhookUrlProblem } from '../server/core/webhooks.ts';
+import { retryDelayMs } from '../server/core/webhooks.ts';
+import { webhookUrlProblem } from '../server/core/webhook-endpoints.ts';
 
 // Fast worker for tests: poll every 50 ms, first retry after ~100 ms.
 process.env.WEBHOOK_POLL_MS = '50';

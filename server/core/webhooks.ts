@@ -1,5 +1,5 @@
 /**
- * Order webhooks (docs/webhooks.md): endpoints per shop, a durable outbox of deliveries written in the
+ * Order webhooks (docs/webhooks.md): endpoints per shop (webhook-endpoints.ts), a durable outbox of deliveries written in the
  * same transaction as the order change, and a worker that POSTs each delivery signed with RFC 9421
  * (ES256, the shop's current key from signing-keys.ts), retrying with exponential backoff + jitter.
  *
@@ -13,187 +13,16 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from './types.ts';
-import { InvalidRequest } from './errors.ts';
 import { contentDigest, sign } from './http-signatures.ts';
 import { ensureShopKey } from './signing-keys.ts';
-import { findShopById, forgetCachedShops } from './shops.ts';
-
-export const WEBHOOK_EVENTS = ['order.created', 'order.updated'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-export const MAX_ENDPOINTS_PER_SHOP = 10;
+import { findShopById } from './shops.ts';
+import { shopPublicOrigin, type WebhookEvent } from './webhook-endpoints.ts';
 
 /** Components every webhook signature covers, in this order. */
 export const WEBHOOK_COMPONENTS = ['@method', '@authority', '@path', 'content-digest', 'content-type', 'webhook-id', 'webhook-timestamp', 'ucp-agent'];
 
 type Mode = 'development' | 'production';
 type Exec = Pick<DB, 'selectFrom' | 'insertInto' | 'updateTable' | 'deleteFrom'>;
-
-/* ------------------------------------------------------------------ URLs and origins */
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/**
- * https only in production (and no loopback/private address literals); development also accepts
- * http to loopback and *.localhost so tests can run a receiver on 127.0.0.1.
- */
-export function webhookUrlProblem(raw: string, mode: Mode): string | null {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return 'not an absolute URL';
-  }
-  if (u.username || u.password) return 'must not contain credentials';
-  if (u.hash) return 'must not contain a fragment';
-  if (raw.length > 2048) return 'longer than 2048 characters';
-  const host = u.hostname.toLowerCase();
-  const local = LOOPBACK.has(host) || host.endsWith('.localhost');
-  if (u.protocol === 'https:') {
-    if (mode === 'production' && (local || isPrivateIpLiteral(host))) return 'must not point at a loopback or private address';
-    return null;
-  }
-  if (u.protocol === 'http:' && mode === 'development' && local) return null;
-  return mode === 'production' ? 'must use https' : 'must use https (http only to 127.0.0.1/localhost in development)';
-}
-
-function isPrivateIpLiteral(host: string): boolean {
-  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
-  if (m) {
-    const [a, b] = [Number(m[1]), Number(m[2])];
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  return host.startsWith('[') && /^\[(::1?|f[cd][0-9a-f]*:.*|fe80:.*|::ffff:.*)\]$/.test(host);
-}
-
-/**
- * The shop's public origin, for `UCP-Agent: profile="{origin}/.well-known/ucp"`: the
- * `public_origin` stored when webhooks were enabled (settings.extra.webhooks_public_origin), else
- * `https://{domain}` (`http://{domain}` in development).
- */
-export function shopPublicOrigin(shop: Shop, mode: Mode): string {
-  const stored = shop.settings.extra?.webhooks_public_origin;
-  if (typeof stored === 'string' && stored) return stored;
-  return `${mode === 'production' ? 'https' : 'http'}://${shop.domain}`;
-}
-
-function originProblem(raw: string, mode: Mode): string | null {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return 'not an absolute URL';
-  }
-  if (u.origin !== raw.replace(/\/$/, '')) return 'must be an origin (scheme://host[:port]) without a path';
-  if (u.protocol === 'https:') return null;
-  if (u.protocol === 'http:' && mode === 'development') return null;
-  return 'must use https';
-}
-
-/* ------------------------------------------------------------------ endpoints */
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  active: boolean;
-  created_at: string;
-}
-
-const toEndpoint = (r: { id: string; url: string; events: unknown; active: boolean; created_at: Date | string }): WebhookEndpoint => ({
-  id: r.id,
-  url: r.url,
-  events: r.events as WebhookEvent[],
-  active: r.active,
-  created_at: new Date(r.created_at).toISOString(),
-});
-
-export async function listEndpoints(db: DB, shopId: string): Promise<WebhookEndpoint[]> {
-  const rows = await db.selectFrom('webhook_endpoints').select(['id', 'url', 'events', 'active', 'created_at']).where('shop_id', '=', shopId).orderBy('position').execute();
-  return rows.map(toEndpoint);
-}
-
-/**
- * Registers an endpoint: `{ url, events?, public_origin? }`. The first endpoint enables order
- * webhooks for the shop (settings.order_webhooks_enabled, which publishes `signing_keys`) and
- * creates its signing key.
- */
-export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: Mode): Promise<WebhookEndpoint> {
-  const issues: Array<{ path: string; code: string; content: string }> = [];
-  const body = (input && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
-  if (!input || typeof input !== 'object' || Array.isArray(input)) issues.push({ path: '$', code: 'invalid_type', content: 'The body must be an object.' });
-  for (const k of Object.keys(body)) if (!['url', 'events', 'public_origin'].includes(k)) issues.push({ path: `$.${k}`, code: 'unrecognized_key', content: `Unknown field ${k}.` });
-  const url = body.url;
-  if (typeof url !== 'string') issues.push({ path: '$.url', code: 'required', content: 'url is required (a string).' });
-  else {
-    const p = webhookUrlProblem(url, mode);
-    if (p) issues.push({ path: '$.url', code: 'invalid_url', content: `url ${p}.` });
-  }
-  let events: WebhookEvent[] = [...WEBHOOK_EVENTS];
-  if (body.events !== undefined) {
-    if (!Array.isArray(body.events) || !body.events.length || body.events.some((e) => !WEBHOOK_EVENTS.includes(e as WebhookEvent))) {
-      issues.push({ path: '$.events', code: 'invalid_events', content: `events must be a non-empty subset of ${WEBHOOK_EVENTS.join(', ')}.` });
-    } else events = [...new Set(body.events as WebhookEvent[])];
-  }
-  const origin = body.public_origin;
-  if (origin !== undefined) {
-    const p = typeof origin === 'string' ? originProblem(origin, mode) : 'must be a string';
-    if (p) issues.push({ path: '$.public_origin', code: 'invalid_origin', content: `public_origin ${p}.` });
-  }
-  if (issues.length) throw new InvalidRequest('validation_failed', issues.map((i) => `${i.path}: ${i.content}`).join('; '), issues);
-
-  const endpoint = await db.transaction().execute(async (tx) => {
-    const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow();
-    if (Number(count.n) >= MAX_ENDPOINTS_PER_SHOP) {
-      throw new InvalidRequest('validation_failed', `At most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints per shop.`, [{ path: '$.url', code: 'too_many_endpoints', content: `At most ${MAX_ENDPOINTS_PER_SHOP} endpoints.` }]);
-    }
-    const row = await tx
-      .insertInto('webhook_endpoints')
-      .values({ id: `whe_${randomUUID().replace(/-/g, '').slice(0, 20)}`, shop_id: shop.id, url: url as string, events: JSON.stringify(events) })
-      .returning(['id', 'url', 'events', 'active', 'created_at'])
-      .executeTakeFirstOrThrow();
-    const extra = typeof origin === 'string' ? JSON.stringify({ webhooks_public_origin: origin.replace(/\/$/, '') }) : '{}';
-    await tx
-      .updateTable('shops')
-      .set({
-        settings: sql`settings || jsonb_build_object('order_webhooks_enabled', true, 'extra', coalesce(settings->'extra', '{}'::jsonb) || ${extra}::jsonb)`,
-      } as never)
-      .where('id', '=', shop.id)
-      .execute();
-    return toEndpoint(row);
-  });
-  await ensureShopKey(db, shop.id);
-  forgetCachedShops();
-  return endpoint;
-}
-
-/**
- * Removes an endpoint; its pending deliveries are marked failed. Removing the last endpoint turns
- * order webhooks off (and `signing_keys` disappears from discovery; the keys themselves are kept).
- */
-export async function deleteEndpoint(db: DB, shopId: string, id: string): Promise<boolean> {
-  const ok = await db.transaction().execute(async (tx) => {
-    const gone = await tx.deleteFrom('webhook_endpoints').where('shop_id', '=', shopId).where('id', '=', id).returning('id').executeTakeFirst();
-    if (!gone) return false;
-    await tx
-      .updateTable('webhook_deliveries')
-      .set({ status: 'failed', last_error: 'endpoint deleted' })
-      .where('shop_id', '=', shopId)
-      .where('endpoint_id', '=', id)
-      .where('status', '=', 'pending')
-      .execute();
-    const left = await tx.selectFrom('webhook_endpoints').select('id').where('shop_id', '=', shopId).executeTakeFirst();
-    if (!left) {
-      await tx
-        .updateTable('shops')
-        .set({ settings: sql`settings || '{"order_webhooks_enabled": false}'::jsonb` } as never)
-        .where('id', '=', shopId)
-        .execute();
-    }
-    return true;
-  });
-  if (ok) forgetCachedShops();
-  return ok;
-}
 
 /* ------------------------------------------------------------------ outbox */
 
@@ -241,29 +70,69 @@ export interface DeliveryLogEntry {
   payload: unknown;
 }
 
+type DeliveryRow = {
+  id: string;
+  endpoint_id: string;
+  url: string;
+  event: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | string;
+  last_status: number | null;
+  last_error: string | null;
+  last_kid: string | null;
+  created_at: Date | string;
+  delivered_at: Date | string | null;
+  payload: string;
+};
+
+const toLogEntry = (r: DeliveryRow): DeliveryLogEntry => ({
+  id: r.id,
+  endpoint_id: r.endpoint_id,
+  url: r.url,
+  event: r.event,
+  status: r.status as DeliveryLogEntry['status'],
+  attempts: r.attempts,
+  next_attempt_at: r.status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+  last_status: r.last_status,
+  last_error: r.last_error,
+  kid: r.last_kid,
+  created_at: new Date(r.created_at).toISOString(),
+  delivered_at: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
+  payload: JSON.parse(r.payload),
+});
+
 export async function listDeliveries(db: DB, shopId: string, o: { limit: number; after: number; status?: string }): Promise<{ deliveries: DeliveryLogEntry[]; next: number | null }> {
   let q = db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('position', '>', o.after);
   if (o.status) q = q.where('status', '=', o.status);
   const rows = await q.orderBy('position').limit(o.limit + 1).execute();
   const page = rows.slice(0, o.limit);
-  return {
-    deliveries: page.map((r) => ({
-      id: r.id,
-      endpoint_id: r.endpoint_id,
-      url: r.url,
-      event: r.event,
-      status: r.status as DeliveryLogEntry['status'],
-      attempts: r.attempts,
-      next_attempt_at: r.status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
-      last_status: r.last_status,
-      last_error: r.last_error,
-      kid: r.last_kid,
-      created_at: new Date(r.created_at).toISOString(),
-      delivered_at: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
-      payload: JSON.parse(r.payload),
-    })),
-    next: rows.length > o.limit ? Number(page[page.length - 1].position) : null,
-  };
+  return { deliveries: page.map(toLogEntry), next: rows.length > o.limit ? Number(page[page.length - 1].position) : null };
+}
+
+export type RedeliverResult = { delivery: DeliveryLogEntry } | { refused: 'not_found' | 'already_pending' | 'endpoint_unavailable' };
+
+/**
+ * Sends a delivered or failed delivery again (same `Webhook-Id` and payload, so receivers that
+ * de-duplicate by id stay correct), to its endpoint's current URL, with a fresh set of attempts.
+ * Refused while it is still pending, and when its endpoint was deleted or is disabled.
+ */
+export async function redeliver(db: DB, shopId: string, id: string): Promise<RedeliverResult> {
+  return db.transaction().execute(async (tx): Promise<RedeliverResult> => {
+    const d = await tx.selectFrom('webhook_deliveries').select(['status', 'endpoint_id']).where('shop_id', '=', shopId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!d) return { refused: 'not_found' };
+    if (d.status === 'pending') return { refused: 'already_pending' };
+    const endpoint = await tx.selectFrom('webhook_endpoints').select(['url', 'active']).where('shop_id', '=', shopId).where('id', '=', d.endpoint_id).executeTakeFirst();
+    if (!endpoint?.active) return { refused: 'endpoint_unavailable' };
+    const row = await tx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', attempts: 0, url: endpoint.url, next_attempt_at: sql`now()`, delivered_at: null })
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { delivery: toLogEntry(row) };
+  });
 }
 
 /* ------------------------------------------------------------------ worker */

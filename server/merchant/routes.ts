@@ -15,7 +15,8 @@ import { StoredProduct } from '../core/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
 import { Conflict, createCustomer, findCustomer, listCustomers, parseOrThrow } from '../core/customers.ts';
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from '../core/webhooks.ts';
+import { listDeliveries, redeliver } from '../core/webhooks.ts';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/webhook-endpoints.ts';
 import { issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { authenticateBearer } from '../oauth/routes.ts';
@@ -40,8 +41,11 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   // Order webhooks (docs/webhooks.md): store settings.
   { method: 'GET', path: '/3.0/webhooks', scope: 'settings_read' },
   { method: 'POST', path: '/3.0/webhooks', scope: 'settings_write' },
+  { method: 'GET', path: '/3.0/webhooks/{id}', scope: 'settings_read' },
+  { method: 'PUT', path: '/3.0/webhooks/{id}', scope: 'settings_write' },
   { method: 'DELETE', path: '/3.0/webhooks/{id}', scope: 'settings_write' },
   { method: 'GET', path: '/3.0/webhooks/deliveries', scope: 'settings_read' },
+  { method: 'POST', path: '/3.0/webhooks/deliveries/{id}/redeliver', scope: 'settings_write' },
   // Channel API keys for agent platforms (docs/access.md).
   { method: 'GET', path: '/3.0/channel_keys', scope: 'sales_channel_read' },
   { method: 'POST', path: '/3.0/channel_keys', scope: 'sales_channel_write' },
@@ -287,6 +291,26 @@ export function merchantRoutes() {
     const w = await createEndpoint(c.get('db'), c.get('merchant'), await readJson(c), c.get('config').mode);
     c.header('Location', `${new URL(c.req.url).pathname}/${w.id}`);
     return c.json(w, 201);
+  });
+
+  r.get(`${v}/webhooks/:id`, guard('settings_read'), async (c) => {
+    const w = await getEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if (!w) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
+    return c.json(w);
+  });
+
+  r.put(`${v}/webhooks/:id`, guard('settings_write'), async (c) => {
+    const w = await updateEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'), await readJson(c), c.get('config').mode);
+    if (!w) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
+    return c.json(w);
+  });
+
+  r.post(`${v}/webhooks/deliveries/:id/redeliver`, guard('settings_write'), async (c) => {
+    const r = await redeliver(c.get('db'), c.get('merchant').id, c.req.param('id'));
+    if ('delivery' in r) return c.json(r.delivery, 202);
+    if (r.refused === 'not_found') throw new ApiError(404, 'not_found', `No webhook delivery ${c.req.param('id')}.`);
+    if (r.refused === 'already_pending') throw new ApiError(409, 'already_pending', 'This delivery is still pending; it will be attempted again on its own.');
+    throw new ApiError(409, 'endpoint_unavailable', 'The endpoint of this delivery was deleted or is disabled; enable it (PUT /3.0/webhooks/{id} {"active": true}) first.');
   });
 
   r.delete(`${v}/webhooks/:id`, guard('settings_write'), async (c) => {

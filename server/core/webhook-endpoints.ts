@@ -1,0 +1,244 @@
+/**
+ * Order webhook endpoints per shop (docs/webhooks.md): which URLs are acceptable, and registering,
+ * changing and removing endpoints. The first endpoint turns order webhooks on for the shop (which
+ * publishes `signing_keys` in discovery); removing the last turns them off. Deliveries and the
+ * worker that sends them are in webhooks.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { DB } from '../db/index.ts';
+import type { Shop } from './types.ts';
+import { InvalidRequest } from './errors.ts';
+import { ensureShopKey } from './signing-keys.ts';
+import { forgetCachedShops } from './shops.ts';
+
+type Mode = 'development' | 'production';
+
+export const WEBHOOK_EVENTS = ['order.created', 'order.updated'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export const MAX_ENDPOINTS_PER_SHOP = 10;
+
+/* ------------------------------------------------------------------ URLs and origins */
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * https only in production (and no loopback/private address literals); development also accepts
+ * http to loopback and *.localhost so tests can run a receiver on 127.0.0.1.
+ */
+export function webhookUrlProblem(raw: string, mode: Mode): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'not an absolute URL';
+  }
+  if (u.username || u.password) return 'must not contain credentials';
+  if (u.hash) return 'must not contain a fragment';
+  if (raw.length > 2048) return 'longer than 2048 characters';
+  const host = u.hostname.toLowerCase();
+  const local = LOOPBACK.has(host) || host.endsWith('.localhost');
+  if (u.protocol === 'https:') {
+    if (mode === 'production' && (local || isPrivateIpLiteral(host))) return 'must not point at a loopback or private address';
+    return null;
+  }
+  if (u.protocol === 'http:' && mode === 'development' && local) return null;
+  return mode === 'production' ? 'must use https' : 'must use https (http only to 127.0.0.1/localhost in development)';
+}
+
+function isPrivateIpLiteral(host: string): boolean {
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (m) {
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  return host.startsWith('[') && /^\[(::1?|f[cd][0-9a-f]*:.*|fe80:.*|::ffff:.*)\]$/.test(host);
+}
+
+/**
+ * The shop's public origin, for `UCP-Agent: profile="{origin}/.well-known/ucp"`: the
+ * `public_origin` stored when webhooks were enabled (settings.extra.webhooks_public_origin), else
+ * `https://{domain}` (`http://{domain}` in development).
+ */
+export function shopPublicOrigin(shop: Shop, mode: Mode): string {
+  const stored = shop.settings.extra?.webhooks_public_origin;
+  if (typeof stored === 'string' && stored) return stored;
+  return `${mode === 'production' ? 'https' : 'http'}://${shop.domain}`;
+}
+
+function originProblem(raw: string, mode: Mode): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'not an absolute URL';
+  }
+  if (u.origin !== raw.replace(/\/$/, '')) return 'must be an origin (scheme://host[:port]) without a path';
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:' && mode === 'development') return null;
+  return 'must use https';
+}
+
+/* ------------------------------------------------------------------ endpoints */
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  created_at: string;
+}
+
+const toEndpoint = (r: { id: string; url: string; events: unknown; active: boolean; created_at: Date | string }): WebhookEndpoint => ({
+  id: r.id,
+  url: r.url,
+  events: r.events as WebhookEvent[],
+  active: r.active,
+  created_at: new Date(r.created_at).toISOString(),
+});
+
+export async function listEndpoints(db: DB, shopId: string): Promise<WebhookEndpoint[]> {
+  const rows = await db.selectFrom('webhook_endpoints').select(['id', 'url', 'events', 'active', 'created_at']).where('shop_id', '=', shopId).orderBy('position').execute();
+  return rows.map(toEndpoint);
+}
+
+export async function getEndpoint(db: DB, shopId: string, id: string): Promise<WebhookEndpoint | null> {
+  const row = await db.selectFrom('webhook_endpoints').select(['id', 'url', 'events', 'active', 'created_at']).where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+  return row ? toEndpoint(row) : null;
+}
+
+/**
+ * Changes an endpoint: `{ url?, events?, active? }`; null when the shop has no such endpoint.
+ * A new URL also applies to the endpoint's pending deliveries (a merchant fixing a broken URL wants
+ * the retries to go there). Disabling stops new deliveries and fails the pending ones
+ * ("endpoint disabled"; a merchant can redeliver them after enabling it again).
+ */
+export async function updateEndpoint(db: DB, shopId: string, id: string, input: unknown, mode: Mode): Promise<WebhookEndpoint | null> {
+  const change = checkInput(input, mode, 'update');
+  return db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('webhook_endpoints')
+      .set({
+        ...(change.url !== undefined ? { url: change.url } : {}),
+        ...(change.events !== undefined ? { events: JSON.stringify(change.events) } : {}),
+        ...(change.active !== undefined ? { active: change.active } : {}),
+      })
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .returning(['id', 'url', 'events', 'active', 'created_at'])
+      .executeTakeFirst();
+    if (!row) return null;
+    const pending = tx.updateTable('webhook_deliveries').where('shop_id', '=', shopId).where('endpoint_id', '=', id).where('status', '=', 'pending');
+    if (change.active === false) await pending.set({ status: 'failed', last_error: 'endpoint disabled' }).execute();
+    else if (change.url !== undefined) await pending.set({ url: change.url }).execute();
+    return toEndpoint(row);
+  });
+}
+
+interface EndpointInput {
+  url?: string;
+  events?: WebhookEvent[];
+  public_origin?: string;
+  active?: boolean;
+}
+
+/**
+ * Checks a create (`url` required; `events`, `public_origin`) or update (`url`, `events`, `active`,
+ * at least one) body and names every bad field; throws `validation_failed` with all of them.
+ */
+function checkInput(input: unknown, mode: Mode, kind: 'create' | 'update'): EndpointInput {
+  const issues: Array<{ path: string; code: string; content: string }> = [];
+  const allowed = kind === 'create' ? ['url', 'events', 'public_origin'] : ['url', 'events', 'active'];
+  const body = (input && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  if (!input || typeof input !== 'object' || Array.isArray(input)) issues.push({ path: '$', code: 'invalid_type', content: 'The body must be an object.' });
+  for (const k of Object.keys(body)) if (!allowed.includes(k)) issues.push({ path: `$.${k}`, code: 'unrecognized_key', content: `Unknown field ${k}; allowed: ${allowed.join(', ')}.` });
+  const out: EndpointInput = {};
+  const url = body.url;
+  if (typeof url !== 'string' && kind === 'create') issues.push({ path: '$.url', code: 'required', content: 'url is required (a string).' });
+  else if (url !== undefined && typeof url !== 'string') issues.push({ path: '$.url', code: 'invalid_type', content: 'url must be a string.' });
+  else if (typeof url === 'string') {
+    const p = webhookUrlProblem(url, mode);
+    if (p) issues.push({ path: '$.url', code: 'invalid_url', content: `url ${p}.` });
+    else out.url = url;
+  }
+  if (body.events !== undefined) {
+    if (!Array.isArray(body.events) || !body.events.length || body.events.some((e) => !WEBHOOK_EVENTS.includes(e as WebhookEvent))) {
+      issues.push({ path: '$.events', code: 'invalid_events', content: `events must be a non-empty subset of ${WEBHOOK_EVENTS.join(', ')}.` });
+    } else out.events = [...new Set(body.events as WebhookEvent[])];
+  }
+  const origin = body.public_origin;
+  if (origin !== undefined && allowed.includes('public_origin')) {
+    const p = typeof origin === 'string' ? originProblem(origin, mode) : 'must be a string';
+    if (p) issues.push({ path: '$.public_origin', code: 'invalid_origin', content: `public_origin ${p}.` });
+    else out.public_origin = origin as string;
+  }
+  if (body.active !== undefined && allowed.includes('active')) {
+    if (typeof body.active !== 'boolean') issues.push({ path: '$.active', code: 'invalid_type', content: 'active must be true or false.' });
+    else out.active = body.active;
+  }
+  if (kind === 'update' && !issues.length && !Object.keys(body).length) issues.push({ path: '$', code: 'required', content: 'Send at least one of url, events, active.' });
+  if (issues.length) throw new InvalidRequest('validation_failed', issues.map((i) => `${i.path}: ${i.content}`).join('; '), issues);
+  return out;
+}
+
+/**
+ * Registers an endpoint: `{ url, events?, public_origin? }`. The first endpoint enables order
+ * webhooks for the shop (settings.order_webhooks_enabled, which publishes `signing_keys`) and
+ * creates its signing key.
+ */
+export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: Mode): Promise<WebhookEndpoint> {
+  const { url, events = [...WEBHOOK_EVENTS], public_origin: origin } = checkInput(input, mode, 'create');
+
+  const endpoint = await db.transaction().execute(async (tx) => {
+    const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow();
+    if (Number(count.n) >= MAX_ENDPOINTS_PER_SHOP) {
+      throw new InvalidRequest('validation_failed', `At most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints per shop.`, [{ path: '$.url', code: 'too_many_endpoints', content: `At most ${MAX_ENDPOINTS_PER_SHOP} endpoints.` }]);
+    }
+    const row = await tx
+      .insertInto('webhook_endpoints')
+      .values({ id: `whe_${randomUUID().replace(/-/g, '').slice(0, 20)}`, shop_id: shop.id, url: url!, events: JSON.stringify(events) })
+      .returning(['id', 'url', 'events', 'active', 'created_at'])
+      .executeTakeFirstOrThrow();
+    const extra = typeof origin === 'string' ? JSON.stringify({ webhooks_public_origin: origin.replace(/\/$/, '') }) : '{}';
+    await tx
+      .updateTable('shops')
+      .set({
+        settings: sql`settings || jsonb_build_object('order_webhooks_enabled', true, 'extra', coalesce(settings->'extra', '{}'::jsonb) || ${extra}::jsonb)`,
+      } as never)
+      .where('id', '=', shop.id)
+      .execute();
+    return toEndpoint(row);
+  });
+  await ensureShopKey(db, shop.id);
+  forgetCachedShops();
+  return endpoint;
+}
+
+/**
+ * Removes an endpoint; its pending deliveries are marked failed. Removing the last endpoint turns
+ * order webhooks off (and `signing_keys` disappears from discovery; the keys themselves are kept).
+ */
+export async function deleteEndpoint(db: DB, shopId: string, id: string): Promise<boolean> {
+  const ok = await db.transaction().execute(async (tx) => {
+    const gone = await tx.deleteFrom('webhook_endpoints').where('shop_id', '=', shopId).where('id', '=', id).returning('id').executeTakeFirst();
+    if (!gone) return false;
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: 'endpoint deleted' })
+      .where('shop_id', '=', shopId)
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'pending')
+      .execute();
+    const left = await tx.selectFrom('webhook_endpoints').select('id').where('shop_id', '=', shopId).executeTakeFirst();
+    if (!left) {
+      await tx
+        .updateTable('shops')
+        .set({ settings: sql`settings || '{"order_webhooks_enabled": false}'::jsonb` } as never)
+        .where('id', '=', shopId)
+        .execute();
+    }
+    return true;
+  });
+  if (ok) forgetCachedShops();
+  return ok;
+}
