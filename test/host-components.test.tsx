@@ -2,13 +2,18 @@
 /**
  * host.js components and mode selection in happy-dom: the customization picker (counters,
  * required markers, price modifiers, min/max), error mapping from the server's message paths,
- * the product widget's add flow against a stubbed fetch, and the cart dialog.
+ * the product widget's add flow against a stubbed fetch, and the cart dialog; the widget's own
+ * words in French and English (elements rendered with a stubbed shop).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { fieldErrors, linesOf } from '../src/client/api.ts';
-import { entries, modifiers, Picker } from '../src/views/customize.tsx';
+import { entries, fieldText, modifiers, Picker } from '../src/views/customize.tsx';
+import { t } from '../src/views/i18n.ts';
+import { defineElements } from '../src/host/elements.tsx';
+import { validateCustomizations } from '../server/core/customizations.ts';
+import type { CustomizationDef as StoredDef } from '../server/core/types.ts';
 import { money, Store } from '../src/state/store.ts';
 import { allowedHosts, selectMode } from '../src/host/mode.ts';
 import type { CustomizationDef } from '../src/wire/catalog.ts';
@@ -175,5 +180,170 @@ describe('Store', () => {
     await s.add({ item: { id: 'v1' }, quantity: 1 });
     await s.add({ item: { id: 'v2' }, quantity: 1 });
     expect(seen).toEqual([['c1', false], ['c1', true]]);
+  });
+});
+
+describe('widget language (src/views/i18n.ts)', () => {
+  // A product as the server returns it in French (catalog texts are localized by the server; the
+  // widget's own words come from its table), and the same definitions as stored in the catalog,
+  // so the error messages below are the server's real ones (English `content`, stable `code`).
+  const STORED = [
+    { id: 'engraving', type: 'text', label: { en: 'Engraving', fr: 'Gravure' }, required: true, max_length: 20 },
+    { id: 'gift_box', type: 'single_select', label: { en: 'Gift box', fr: 'Coffret' }, required: true, options: [{ id: 'none', label: { en: 'No box', fr: 'Sans coffret' } }, { id: 'kraft', label: { en: 'Kraft box', fr: 'Coffret kraft' } }] },
+    { id: 'extras', type: 'multi_select', label: { en: 'Extras', fr: 'Extras' }, required: false, min_selections: 2, max_selections: 2, options: [{ id: 'card', label: 'Card' }, { id: 'ribbon', label: 'Ribbon' }, { id: 'funnel', label: 'Funnel' }] },
+  ] as const;
+  const product = (lang: string) => {
+    const fr = lang.startsWith('fr');
+    const defs = STORED.map((d) => ({ ...d, label: fr ? d.label.fr : d.label.en, ...('options' in d ? { options: d.options.map((o) => ({ id: o.id, label: typeof o.label === 'string' ? o.label : fr ? o.label.fr : o.label.en })) } : {}) }));
+    const variant = (id: string, title: string) => ({ id, title, description: { plain: '' }, price: { amount: 3400, currency: 'EUR' }, availability: { available: true, status: 'in_stock' }, metadata: { customizations: defs } });
+    return {
+      ucp: { version: '2026-04-08' },
+      product: {
+        id: 'prod_flask', handle: 'flask', title: fr ? 'Flasque en acier gravée' : 'Engraved Steel Flask', description: { plain: '' }, url: '', categories: [],
+        price_range: { min: { amount: 3400, currency: 'EUR' }, max: { amount: 3400, currency: 'EUR' } },
+        variants: [variant('var_steel', fr ? 'Acier brossé' : 'Brushed steel'), variant('var_black', fr ? 'Noir' : 'Black')],
+      },
+    };
+  };
+  /** The shop: product in the requested language; adding a line is checked by the server's own validator. */
+  function stubShop() {
+    const langs: string[] = [];
+    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+      const path = new URL(url).pathname;
+      const body = init.body ? JSON.parse(String(init.body)) : undefined;
+      let out: unknown;
+      if (path.endsWith('/catalog/product')) {
+        langs.push(body.context.language);
+        out = product(body.context.language);
+      } else {
+        const { issues } = validateCustomizations(STORED as unknown as StoredDef[], body.line_items[0].customizations, '$.line_items[0]');
+        out = { ucp: { version: '2026-04-08', status: 'error' }, messages: issues.map((i) => ({ type: 'error', severity: 'requires_buyer_input', ...i })) };
+      }
+      return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    return langs;
+  }
+  let shops = 0;
+  async function mount(attrs: Record<string, string>) {
+    defineElements();
+    const el = document.createElement('ucp-product');
+    el.setAttribute('shop', `http://lang${++shops}.test`);
+    el.setAttribute('product-id', 'prod_flask');
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    document.body.append(el);
+    const root = el.shadowRoot!;
+    await vi.waitFor(() => expect(root.querySelector('button[type=submit]')).not.toBeNull());
+    return { el, root };
+  }
+  const submit = (root: ShadowRoot) => root.querySelector<HTMLButtonElement>('button[type=submit]')!;
+  afterEach(() => {
+    document.documentElement.lang = '';
+  });
+
+  it('a product widget with lang="fr" shows French words', async () => {
+    stubShop();
+    const { root } = await mount({ lang: 'fr' });
+    expect(submit(root).textContent).toBe('Ajouter au panier');
+    expect(root.querySelector('h2')!.textContent).toBe('Flasque en acier gravée');
+    const labels = [...root.querySelectorAll('label.t, legend')].map((l) => l.textContent);
+    expect(labels).toEqual(['Variante', 'Gravure *(obligatoire)', 'Coffret *(obligatoire)', 'Extras']);
+    expect(root.querySelector('label[for$=-q]')!.textContent).toBe('Quantité');
+    expect(root.querySelector('[id$=-engraving-c]')!.textContent).toBe('0/20 caractères');
+    expect(root.textContent).toContain('De 2 à 2 choix');
+    expect(root.querySelector('[part=price]')!.textContent).toMatch(/34,00\s€/);
+  });
+
+  it('customization errors on a French page are French (by code), and follow a language change', async () => {
+    const langs = stubShop();
+    document.documentElement.lang = 'fr-FR';
+    const { root } = await mount({});
+    act(() => submit(root).click());
+    await vi.waitFor(() => expect(root.querySelector('[id$=-engraving-e]')).not.toBeNull());
+    const err = (id: string) => root.querySelector(`[id$=-${id}-e]`)?.textContent;
+    expect(err('engraving')).toBe('Ce champ est obligatoire.');
+    expect(err('gift_box')).toBe('Veuillez choisir une option.');
+    expect(root.querySelector('[role=status]')!.textContent).toBe('Veuillez corriger les champs signalés.');
+    expect(root.querySelector('[id$=-engraving]')!.getAttribute('aria-invalid')).toBe('true');
+    expect(root.textContent).not.toMatch(/is required|Add to cart/);
+
+    // Too long, too few: the limits come from the definitions.
+    const text = root.querySelector<HTMLInputElement>('[id$=-engraving]')!;
+    act(() => {
+      text.value = 'x'.repeat(21);
+      text.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    act(() => root.querySelector<HTMLInputElement>('input[value=kraft]')!.click());
+    act(() => root.querySelector<HTMLInputElement>('input[value=card]')!.click());
+    act(() => submit(root).click());
+    await vi.waitFor(() => expect(err('engraving')).toBe('20 caractères au maximum.'));
+    expect(err('gift_box')).toBeUndefined();
+    expect(err('extras')).toBe('Au moins 2 choix.');
+
+    // The page switches to English at run time: the product is re-fetched, the words follow.
+    document.documentElement.lang = 'en';
+    await vi.waitFor(() => expect(root.querySelector('h2')!.textContent).toBe('Engraved Steel Flask'));
+    expect(langs).toEqual(['fr-FR', 'en']);
+    expect(submit(root).textContent).toBe('Add to cart');
+    expect(err('engraving')).toBe('At most 20 characters.');
+    expect(err('extras')).toBe('Choose at least 2.');
+    expect(root.querySelector('[role=status]')!.textContent).toBe('Please correct the highlighted fields.');
+  });
+
+  it('an unknown language falls back to English', async () => {
+    stubShop();
+    const { root } = await mount({ lang: 'xx' });
+    expect(submit(root).textContent).toBe('Add to cart');
+    expect(root.querySelector('label.t')!.textContent).toBe('Variant');
+    act(() => submit(root).click());
+    await vi.waitFor(() => expect(root.querySelector('[id$=-engraving-e]')?.textContent).toBe('This field is required.'));
+    expect(t('de-DE', 'checkout')).toBe('Checkout');
+    expect(t('FR-ca', 'checkout')).toBe('Passer au paiement');
+    expect(t('fr', 'no_such_key')).toBe('no_such_key');
+  });
+
+  it('maps every customization code; unknown codes and fields keep the server text', () => {
+    const [engraving, gift, extras] = DEFS;
+    const m = (code: string, content = 'server text') => ({ type: 'error' as const, code, content });
+    expect(fieldText('fr', m('customization_required'), engraving)).toBe('Ce champ est obligatoire.');
+    expect(fieldText('fr', m('customization_required'), gift)).toBe('Veuillez choisir une option.');
+    expect(fieldText('fr', m('customization_required'), extras)).toBe('Au moins 1 choix.');
+    expect(fieldText('fr', m('customization_too_long'), engraving)).toBe('20 caractères au maximum.');
+    expect(fieldText('fr', m('customization_too_short'), { ...engraving, min_length: 3 } as CustomizationDef)).toBe('3 caractères au minimum.');
+    expect(fieldText('fr', m('customization_too_many_selections'), extras)).toBe('Au plus 2 choix.');
+    expect(fieldText('fr', m('customization_too_many_selections'), gift)).toBe('Au plus 1 choix.');
+    expect(fieldText('fr', m('customization_too_few_selections'), extras)).toBe('Au moins 1 choix.');
+    for (const c of ['customization_invalid_option', 'customization_duplicate', 'customization_unknown']) expect(fieldText('fr', m(c), gift)).toBe('Veuillez vérifier ce choix.');
+    expect(fieldText('fr', m('customization_too_long'), gift)).toBe('server text');
+    expect(fieldText('fr', m('out_of_stock'), gift)).toBe('server text');
+    expect(fieldText('fr', m('customization_required'))).toBe('server text');
+  });
+
+  it('the cart in French: buttons, heading, discount field, totals (the widget\'s words over the server\'s English labels)', async () => {
+    const cart = {
+      ucp: { version: '2026-04-08' }, id: 'c_fr', currency: 'EUR', continue_url: 'http://shop/cart/c_fr', expires_at: '',
+      line_items: [{ id: 'li_1', item: { id: 'var_steel', title: 'Flasque en acier gravée', price: 3400 }, quantity: 1, totals: [{ type: 'total', amount: 3400 }] }],
+      totals: [{ type: 'subtotal', amount: 3400 }, { type: 'tax', amount: 680, display_text: 'Estimated tax' }, { type: 'total', amount: 4080 }],
+    };
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify(cart), { status: 200, headers: { 'content-type': 'application/json' } }));
+    localStorage.setItem('ucp:cart:http://cart-fr.test', 'c_fr');
+    defineElements();
+    const el = document.createElement('ucp-cart');
+    el.setAttribute('shop', 'http://cart-fr.test');
+    el.setAttribute('lang', 'fr');
+    document.body.append(el);
+    const root = el.shadowRoot!;
+    await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toBe('Panier (1)'));
+    expect(root.querySelector('h2')!.textContent).toBe('Votre panier');
+    expect(root.querySelector('[part=close]')!.textContent).toBe('Fermer');
+    expect(root.querySelector('[part=checkout]')!.textContent).toBe('Passer au paiement');
+    expect(root.querySelector('[part=discount] label')!.textContent).toBe('Code de réduction');
+    expect(root.querySelector('[part=discount] button')!.textContent).toBe('Appliquer');
+    expect(root.querySelector('[part=remove]')!.textContent).toBe('Retirer Flasque en acier gravée');
+    expect([...root.querySelectorAll('dt')].map((d) => d.textContent!.trim())).toEqual(['Sous-total', 'Taxes', 'Total']);
+
+    // English keeps the server's own label.
+    el.setAttribute('lang', 'en');
+    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')!.textContent).toBe('Checkout'));
+    expect([...root.querySelectorAll('dt')].map((d) => d.textContent!.trim())).toEqual(['Subtotal', 'Estimated tax', 'Total']);
   });
 });

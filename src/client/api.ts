@@ -87,14 +87,22 @@ const LINE_RE = /^\$\.line_items\[(\d+)\](?:\.customizations(?:\[(\d+)\])?)?/;
  * `$.line_items[L].customizations[j](.value)` belongs to the id sent as entry j; one at
  * `$.line_items[L].customizations` (a missing required group) names the id first in its content
  * (`'engraving' (Engraving) is required…`). Anything else on the line lands under `''`.
+ * `text` words each message (default: the server's `content`; the widget passes its own
+ * localized words by `code`, src/views/customize.tsx `fieldText`).
  */
-export function fieldErrors(messages: Message[], line: number, sent: Array<{ id: string }> = []): Record<string, string> {
+export function fieldErrors(
+  messages: Message[],
+  line: number,
+  sent: Array<{ id: string }> = [],
+  text: (m: Message, id: string) => string = (m) => m.content,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of messages) {
     const hit = m.type === 'error' && m.path ? LINE_RE.exec(m.path) : null;
     if (!hit || +hit[1] !== line) continue;
     const key = hit[2] !== undefined ? (sent[+hit[2]]?.id ?? '') : (/^'([^']+)'/.exec(m.content)?.[1] ?? '');
-    out[key] = out[key] ? `${out[key]} ${m.content}` : m.content;
+    const s = text(m, key);
+    out[key] = out[key] ? `${out[key]} ${s}` : s;
   }
   return out;
 }

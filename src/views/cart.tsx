@@ -11,7 +11,7 @@ import { h, Fragment, createRef } from 'preact';
 import { signal } from '@preact/signals';
 import type { Cart } from '../wire/cart.ts';
 import { money, type Store } from '../state/store.ts';
-import { t } from './i18n.ts';
+import { own, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -19,7 +19,8 @@ import { t } from './i18n.ts';
  */
 export const cartUi = () => ({
   code: signal(''),
-  codeMsg: signal<{ text: string; bad: boolean } | null>(null),
+  /** The answer to the last code applied: the server's rejection, or accepted (worded while rendering). */
+  codeMsg: signal<{ c: string; title?: string; warn?: string } | null>(null),
   dialog: createRef<HTMLDialogElement>(),
   opener: createRef<HTMLButtonElement>(),
 });
@@ -43,22 +44,25 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
   const code = ui.code.value;
   const codeMsg = ui.codeMsg.value;
   const setCode = (v: string) => (ui.code.value = v);
-  const setCodeMsg = (v: { text: string; bad: boolean }) => (ui.codeMsg.value = v);
+  const setCodeMsg = (v: { c: string; title?: string; warn?: string }) => (ui.codeMsg.value = v);
   const fmt = (n: number) => money(n, cart?.currency ?? 'USD', lang);
+  // An accepted code in the current language, with its title as the cart now has it.
+  const codeText = (m: { c: string; title?: string; warn?: string }, l: string) =>
+    m.warn ?? t(l, 'applied', m.c, cart?.discounts?.applied.find((a) => a.code?.toUpperCase() === m.c.toUpperCase())?.title ?? m.title ?? '');
 
   async function apply(e: Event) {
     e.preventDefault();
     const c = ui.code.value.trim();
     if (!c) return;
     const r = await store.applyCode(c);
-    if (!r.ok) return setCodeMsg({ text: r.messages.map((m) => m.content).join(' '), bad: true });
+    if (!r.ok) return setCodeMsg({ c, warn: r.messages.map((m) => m.content).join(' ') });
     const i = r.data.discounts?.codes.findIndex((x) => x.toUpperCase() === c.toUpperCase()) ?? -1;
     const warn = r.data.messages?.find((m) => CODE_RE.exec(m.path ?? '')?.[1] === String(i));
     const hit = r.data.discounts?.applied.find((a) => a.code?.toUpperCase() === c.toUpperCase());
-    const msg = warn ? { text: warn.content, bad: true } : { text: t(lang, 'applied', c, hit?.title ?? ''), bad: false };
+    const msg = { c, title: hit?.title, warn: warn?.content };
     setCodeMsg(msg);
     if (!warn) setCode('');
-    store.announce(msg.text);
+    store.announce(codeText(msg, store.lang.value));
   }
 
   async function setQty(id: string, title: string, q: number) {
@@ -133,8 +137,8 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
             </button>
           </div>
           {codeMsg ? (
-            <p id={`${uid}-cm`} class={codeMsg.bad ? 'err' : 'm'} part="discount-message">
-              {codeMsg.text}
+            <p id={`${uid}-cm`} class={codeMsg.warn ? 'err' : 'm'} part="discount-message">
+              {codeText(codeMsg, lang)}
             </p>
           ) : null}
         </form>
@@ -143,7 +147,7 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
         <dl part="totals">
           {cart.totals.map((x) => (
             <>
-              <dt class={x.type === 'total' ? 'tot' : ''}>{x.display_text ?? t(lang, x.type)}</dt>
+              <dt class={x.type === 'total' ? 'tot' : ''}>{own(lang, x.type) ?? x.display_text ?? t(lang, x.type)}</dt>
               <dd class={x.type === 'total' ? 'tot' : ''} data-total={x.type}>
                 {fmt(x.type === 'discount' || x.type === 'items_discount' ? -Math.abs(x.amount) : x.amount)}
               </dd>

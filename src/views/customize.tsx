@@ -8,7 +8,7 @@
  */
 import { h } from 'preact';
 import type { CustomizationDef } from '../wire/catalog.ts';
-import type { Price } from '../wire/common.ts';
+import type { Message, Price } from '../wire/common.ts';
 import { money } from '../state/store.ts';
 import { t } from './i18n.ts';
 
@@ -49,6 +49,39 @@ export function entries(defs: CustomizationDef[], values: Values): Array<{ id: s
     else if (v) out.push({ id: d.id, value: v });
   }
   return out;
+}
+
+/**
+ * A customization error in the buyer's language: the widget's own words for the message's stable
+ * `code` (server/core/customizations.ts, docs/carts.md), with the limits taken from the definition
+ * `d` the error is on. The server's English `content` (written for agents: it names ids and
+ * options) only for other codes, or when the field is not one of `d`.
+ */
+export function fieldText(lang: string, m: Message, d?: CustomizationDef): string {
+  if (d) {
+    const text = d.type === 'text';
+    switch (m.code) {
+      case 'customization_required':
+        return text ? t(lang, 'c_required') : d.type === 'single_select' ? t(lang, 'c_pick') : t(lang, 'c_too_few', Math.max(1, d.min_selections ?? 1));
+      case 'customization_too_long':
+        if (text) return t(lang, 'c_too_long', d.max_length);
+        break;
+      case 'customization_too_short':
+        if (text && d.min_length) return t(lang, 'c_too_short', d.min_length);
+        break;
+      case 'customization_too_few_selections':
+        if (!text && d.min_selections) return t(lang, 'c_too_few', d.min_selections);
+        break;
+      case 'customization_too_many_selections':
+        if (!text) return t(lang, 'c_too_many', d.max_selections ?? 1);
+        break;
+      case 'customization_invalid_option':
+      case 'customization_duplicate':
+      case 'customization_unknown':
+        return t(lang, 'c_invalid');
+    }
+  }
+  return m.content;
 }
 
 /** Sum of the chosen price modifiers (per unit). */

@@ -1,4 +1,10 @@
-/** The widget's own words (catalog and cart texts come localized from the server). */
+/**
+ * The widget's own words (catalog and cart texts come localized from the server), in English and
+ * French. The language is the store's `lang` (the element's `lang` attribute, else the page's
+ * `<html lang>`, tracked live; src/host/elements.tsx); its primary subtag picks the table
+ * (`fr-CA` → `fr`), and a language without a table, or a key missing from one, falls back to English.
+ * `c_*`: customization errors, chosen by the server message's stable `code` (fieldText in customize.tsx).
+ */
 const en = {
   add: 'Add to cart',
   variant: 'Variant',
@@ -30,15 +36,75 @@ const en = {
   fulfillment: 'Shipping',
   unavailable: 'unavailable',
   fix: 'Please correct the highlighted fields.',
+  c_required: 'This field is required.',
+  c_pick: 'Please choose an option.',
+  c_too_long: 'At most {0} characters.',
+  c_too_short: 'At least {0} characters.',
+  c_too_few: 'Choose at least {0}.',
+  c_too_many: 'Choose at most {0}.',
+  c_invalid: 'Please check this choice.',
 };
 type Key = keyof typeof en;
+
+// French typography: a non-breaking space (\u00a0) before ':'. "pour {0}" rather than "de {0}"
+// because a product title may start with a vowel ("d'…"); "choix" is the same in the plural.
+const fr: Record<Key, string> = {
+  add: 'Ajouter au panier',
+  variant: 'Variante',
+  qty: 'Quantité',
+  required: 'obligatoire',
+  chars: 'caractères',
+  choose: 'De {0} à {1} choix',
+  added: 'Ajouté au panier\u00a0: {0}.',
+  cart: 'Panier',
+  yourCart: 'Votre panier',
+  close: 'Fermer',
+  empty: 'Votre panier est vide.',
+  dec: 'Diminuer la quantité pour {0}',
+  inc: 'Augmenter la quantité pour {0}',
+  qtyOf: 'Quantité pour {0}',
+  remove: 'Retirer {0}',
+  removed: 'Retiré du panier\u00a0: {0}.',
+  code: 'Code de réduction',
+  apply: 'Appliquer',
+  applied: 'Code {0} appliqué\u00a0: {1}.',
+  checkout: 'Passer au paiement',
+  total: 'Total {0}',
+  loading: 'Chargement…',
+  subtotal: 'Sous-total',
+  discount: 'Réduction',
+  items_discount: 'Réductions sur les articles',
+  tax: 'Taxes',
+  fee: 'Frais',
+  fulfillment: 'Livraison',
+  unavailable: 'indisponible',
+  fix: 'Veuillez corriger les champs signalés.',
+  c_required: 'Ce champ est obligatoire.',
+  c_pick: 'Veuillez choisir une option.',
+  c_too_long: '{0} caractères au maximum.',
+  c_too_short: '{0} caractères au minimum.',
+  c_too_few: 'Au moins {0} choix.',
+  c_too_many: 'Au plus {0} choix.',
+  c_invalid: 'Veuillez vérifier ce choix.',
+};
+
 /**
- * Further languages: add a `Partial<typeof en>` table here (each costs ≈0.4 KB gzip of the 15 KB
- * budget, so only when a shop needs it); texts from the server are already localized.
+ * Tables by primary language subtag. To add a language: a `Record<Key, string>` table like `fr`
+ * (complete, so the type checker finds missing keys) and an entry here. Each costs ≈0.4 KB gzip of
+ * host.js's 15 KB budget (`fr`: 368 B; docs/host-js.md "Languages"), so only when a shop needs it.
  */
-const tables: Record<string, Partial<Record<Key, string>>> = {};
+const tables: Record<string, Partial<Record<Key, string>>> = { fr };
+
+const table = (lang: string) => tables[lang.toLowerCase().split('-')[0]];
 
 export function t(lang: string, key: Key | string, ...args: Array<string | number>): string {
-  const s = tables[lang.slice(0, 2)]?.[key as Key] ?? en[key as Key] ?? key;
+  const s = table(lang)?.[key as Key] ?? en[key as Key] ?? key;
   return s.replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
 }
+
+/**
+ * `t` only when `lang` has a table with `key` (never the English fallback): for labels the server
+ * also sends, in English only today (cart totals' `display_text`, server/core/carts.ts), so a
+ * French page shows the widget's French and an English one keeps the server's wording.
+ */
+export const own = (lang: string, key: string) => (table(lang)?.[key as Key] ? t(lang, key) : undefined);

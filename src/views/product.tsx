@@ -8,7 +8,7 @@ import type { Product } from '../wire/catalog.ts';
 import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
 import { money, type Store } from '../state/store.ts';
-import { entries, modifiers, Picker, type Values } from './customize.tsx';
+import { entries, fieldText, modifiers, Picker, type Values } from './customize.tsx';
 import { t } from './i18n.ts';
 
 /**
@@ -21,8 +21,10 @@ export const productUi = () => ({
   variantId: signal(''),
   values: signal<Values>({}),
   qty: signal(1),
-  errors: signal<Record<string, string>>({}),
-  status: signal(''),
+  /** The last rejected add: the server's messages, the line index it saw, the entries sent. */
+  rejected: signal<{ messages: Message[]; index: number; sent: Array<{ id: string; value: string }> } | null>(null),
+  /** The status line. Messages are worded while rendering, so a language change re-words them. */
+  status: signal<((lang: string) => string) | null>(null),
   busy: signal(false),
   root: createRef<HTMLFormElement>(),
 });
@@ -65,12 +67,12 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   const variantId = ui.variantId.value;
   const values = ui.values.value;
   const qty = ui.qty.value;
-  const errors = ui.errors.value;
-  const status = ui.status.value;
+  const rejected = ui.rejected.value;
+  const status = ui.status.value?.(lang);
   const busy = ui.busy.value;
   const root = ui.root;
   const set = <T,>(s: { value: T }) => (v: T) => (s.value = v);
-  const [setVariantId, setValues, setQty, setErrors, setStatus, setBusy] = [set(ui.variantId), set(ui.values), set(ui.qty), set(ui.errors), set(ui.status), set(ui.busy)];
+  const [setVariantId, setValues, setQty, setRejected, setStatus, setBusy] = [set(ui.variantId), set(ui.values), set(ui.qty), set(ui.rejected), set(ui.status), set(ui.busy)];
 
   if (!product) {
     return (
@@ -83,26 +85,37 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   const defs = variant.metadata?.customizations ?? [];
   const image = variant.media?.[0] ?? product.media?.[0];
   const unit = variant.price.amount + modifiers(defs, values);
+  // Field errors (keyed by customization id; '' = the rest) in the current language.
+  let errors: Record<string, string> = {};
+  if (rejected) {
+    const { messages, index, sent } = rejected;
+    errors = fieldErrors(messages, index, sent, (m, id) => fieldText(lang, m, defs.find((d) => d.id === id)));
+    const general = messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => m.content);
+    if (errors['']) general.push(errors['']);
+    errors[''] = general.join(' ');
+  }
 
   async function add(e: Event) {
     e.preventDefault();
     const sent = entries(defs, values);
     setBusy(true);
-    setStatus('');
+    setStatus(null);
     const { result, index } = await store.add({ item: { id: variant.id }, quantity: qty, ...(sent.length ? { customizations: sent } : {}) });
     setBusy(false);
     if (result.ok) {
-      setErrors({});
-      setStatus(t(lang, 'added', `${product!.title} (${variant.title})`));
+      const id = variant.id;
+      setRejected(null);
+      // The titles of the product as now shown (re-fetched when the language changes).
+      setStatus((l) => {
+        const p = ui.product.value!;
+        return t(l, 'added', `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})`);
+      });
       onAdded?.({ variantId: variant.id, quantity: qty });
       return;
     }
-    const byField = fieldErrors(result.messages, index, sent);
-    const known = Object.keys(byField).some((k) => defs.some((d) => d.id === k));
-    const general = result.messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => m.content);
-    if (byField['']) general.push(byField['']);
-    setErrors({ ...byField, '': general.join(' ') });
-    setStatus(known ? t(lang, 'fix') : '');
+    setRejected({ messages: result.messages, index, sent });
+    const known = Object.keys(fieldErrors(result.messages, index, sent)).some((k) => defs.some((d) => d.id === k));
+    setStatus(known ? (l) => t(l, 'fix') : null);
     // Move focus to the first invalid field so keyboard and screen-reader users land on it.
     requestAnimationFrame(() => root.current?.querySelector<HTMLElement>('[aria-invalid=true] input,input[aria-invalid=true]')?.focus());
   }
@@ -125,7 +138,7 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
           <label class="t" for={vid}>
             {t(lang, 'variant')}
           </label>
-          <select id={vid} part="variant" value={variant.id} onChange={(e) => { setVariantId((e.currentTarget as HTMLSelectElement).value); setErrors({}); }}>
+          <select id={vid} part="variant" value={variant.id} onChange={(e) => { setVariantId((e.currentTarget as HTMLSelectElement).value); setRejected(null); }}>
             {product.variants.map((v) => (
               <option value={v.id} key={v.id} disabled={!v.availability.available}>
                 {v.title}

@@ -24,5 +24,6 @@ export default function setup(): void {
   const built = OUTPUTS.every(existsSync) ? Math.min(...OUTPUTS.map((f) => statSync(f).mtimeMs)) : 0;
   const inputs = Math.max(newestUnder(join(ROOT, 'src')), statSync(join(ROOT, 'vite.config.ts')).mtimeMs);
   if (built >= inputs) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  // As shipped: a production build (vitest sets NODE_ENV=test, which would change the output).
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
 }
