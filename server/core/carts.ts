@@ -58,6 +58,8 @@ export interface CartRecord {
   line_items: StoredCartLine[];
   discounts: StoredCartDiscounts;
   expires_at: Date;
+  /** The stored row's write counter, when read from the database (never rendered). */
+  version?: number;
 }
 
 export type CartSeverity = 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable';
@@ -201,7 +203,7 @@ export async function findCart(db: Exec, shop: Shop, id: string, opts: { now?: D
   if (id.includes('\u0000')) return null;
   let q = db
     .selectFrom('carts')
-    .select(['shop_id', 'id', 'currency', 'language', 'context', 'buyer', 'line_items', 'discounts', 'expires_at'])
+    .select(['shop_id', 'id', 'currency', 'language', 'context', 'buyer', 'line_items', 'discounts', 'expires_at', 'version'])
     .where('shop_id', '=', shop.id)
     .where('id', '=', id)
     .where('expires_at', '>', opts.now ?? new Date());
@@ -218,11 +220,8 @@ export async function findCart(db: Exec, shop: Shop, id: string, opts: { now?: D
   };
 }
 
-/** Full replacement of the lines; context fields merge over the stored ones; discount codes replace when sent. */
-export async function updateCart(db: Exec, shop: Shop, id: string, req: UpdateCartRequest, opts: CartOptions = {}): Promise<WriteResult | null> {
-  const now = opts.now ?? new Date();
-  const old = await findCart(db, shop, id, { now, forUpdate: true });
-  if (!old) return null;
+/** The replacement of the live cart `old` (reads only; nothing is written). */
+async function prepareUpdate(db: Exec, shop: Shop, old: CartRecord, req: UpdateCartRequest, opts: CartOptions, now: Date): Promise<WriteResult> {
   const merged = { ...old.context, ...contextOf(req.context) } as RequestContext;
   const { locale, notices } = resolveLocale(shop, { ...merged, language: merged.language ?? old.language, currency: merged.currency ?? old.currency }, opts.acceptLanguage);
   const lines = await buildLines(db, shop, req.line_items, locale);
@@ -239,7 +238,12 @@ export async function updateCart(db: Exec, shop: Shop, id: string, req: UpdateCa
     discounts,
     expires_at: new Date(now.getTime() + CART_TTL_MS),
   };
-  await db
+  return { record, messages: noticeMessages(notices) };
+}
+
+/** Writes a prepared update; with `expectVersion`, only if nobody has written the cart since (false: someone did). */
+async function writeUpdate(db: Exec, shop: Shop, record: CartRecord, now: Date, expectVersion?: number): Promise<boolean> {
+  let q = db
     .updateTable('carts')
     .set({
       currency: record.currency,
@@ -250,11 +254,43 @@ export async function updateCart(db: Exec, shop: Shop, id: string, req: UpdateCa
       discounts: JSON.stringify(record.discounts),
       updated_at: now,
       expires_at: record.expires_at,
+      version: sql`version + 1`,
     })
     .where('shop_id', '=', shop.id)
-    .where('id', '=', id)
-    .execute();
-  return { record, messages: noticeMessages(notices) };
+    .where('id', '=', record.id);
+  if (expectVersion !== undefined) q = q.where('version', '=', expectVersion);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/**
+ * Full replacement of the lines; context fields merge over the stored ones; discount codes replace
+ * when sent. Run it in a transaction: the row is locked from the read to the commit.
+ */
+export async function updateCart(db: Exec, shop: Shop, id: string, req: UpdateCartRequest, opts: CartOptions = {}): Promise<WriteResult | null> {
+  const now = opts.now ?? new Date();
+  const old = await findCart(db, shop, id, { now, forUpdate: true });
+  if (!old) return null;
+  const r = await prepareUpdate(db, shop, old, req, opts, now);
+  await writeUpdate(db, shop, r.record, now);
+  return r;
+}
+
+/**
+ * The same update without holding a transaction (the path of updates without an idempotency key):
+ * read, prepare, then one UPDATE that applies only if the cart's version is still the one read. A
+ * concurrent write in between makes it start again from a fresh read, so writes still serialize
+ * (the last to commit wins, never a mix); after 3 lost races it takes the locking form.
+ */
+export async function updateCartUnlocked(db: Exec, shop: Shop, id: string, req: UpdateCartRequest, opts: CartOptions = {}): Promise<WriteResult | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = opts.now ?? new Date();
+    const old = await findCart(db, shop, id, { now });
+    if (!old) return null;
+    const r = await prepareUpdate(db, shop, old, req, opts, now);
+    if (await writeUpdate(db, shop, r.record, now, old.version)) return r;
+  }
+  return db.transaction().execute((tx) => updateCart(tx, shop, id, req, opts));
 }
 
 /** Clears the lines (the seed's rule); returns the cart as it stood before (UCP's rule). */
@@ -264,7 +300,7 @@ export async function cancelCart(db: Exec, shop: Shop, id: string, opts: { now?:
   if (!old) return null;
   await db
     .updateTable('carts')
-    .set({ line_items: '[]', updated_at: now })
+    .set({ line_items: '[]', updated_at: now, version: sql`version + 1` })
     .where('shop_id', '=', shop.id)
     .where('id', '=', id)
     .execute();

@@ -65,6 +65,8 @@ export interface CartsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   expires_at: Timestamp;
+  /** Incremented by every write (migration 0009): the optimistic update's check. */
+  version: Generated<number>;
 }
 
 /** Stored responses of idempotent operations (REST and MCP share them). Unique (shop_id, operation, key). */

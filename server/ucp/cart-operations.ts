@@ -10,7 +10,7 @@ import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/errors.ts';
-import { CartRejected, cancelCart, cartInsert, createCart, findCart, prepareCart, renderCart, updateCart, type CartRecord } from '../core/carts.ts';
+import { CartRejected, cancelCart, cartInsert, createCart, findCart, prepareCart, renderCart, updateCart, updateCartUnlocked, type CartRecord } from '../core/carts.ts';
 import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
 import { validate } from '../http/body.ts';
 import { CAP, responseMeta } from './profile.ts';
@@ -180,11 +180,21 @@ export async function updateCartOp(ctx: OperationContext, id: string, input: unk
       { path: '$.id', code: 'id_mismatch', content: 'Must equal the cart id of the request (or be omitted).' },
     ]);
   }
-  return guarded(ctx, 'update_cart', id, input, async (db) => {
-    const r = await updateCart(db, ctx.shop, id, req, { acceptLanguage: ctx.acceptLanguage });
-    if (!r) return notFound(ctx, id);
-    return { status: 200, body: cartBody(ctx, r.record, [...notes, ...r.messages]) };
-  });
+  // With a key: in the idempotency transaction (row locked). Without: the optimistic form, one
+  // conditional UPDATE and no transaction held across round trips.
+  const keyed = !!ctx.idempotencyKey;
+  return guarded(
+    ctx,
+    'update_cart',
+    id,
+    input,
+    async (db) => {
+      const r = await (keyed ? updateCart : updateCartUnlocked)(db, ctx.shop, id, req, { acceptLanguage: ctx.acceptLanguage });
+      if (!r) return notFound(ctx, id);
+      return { status: 200, body: cartBody(ctx, r.record, [...notes, ...r.messages]) };
+    },
+    !keyed,
+  );
 }
 
 export async function cancelCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {

@@ -11,6 +11,7 @@ import * as m0005 from './0005_access.ts';
 import * as m0006 from './0006_product_search.ts';
 import * as m0007 from './0007_search_order.ts';
 import * as m0008 from './0008_host_assets.ts';
+import * as m0009 from './0009_cart_version.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006_product_search': m0006,
   '0007_search_order': m0007,
   '0008_host_assets': m0008,
+  '0009_cart_version': m0009,
 };
