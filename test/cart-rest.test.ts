@@ -186,6 +186,30 @@ describe('discount codes', () => {
     ]);
   });
 
+  it('a French cart says it in French (labels and warnings); codes and paths are the same; English stays the default', async () => {
+    const body = { line_items: [FLASK_LINE, TEE], discounts: { codes: ['WELCOME10', 'NOPE', 'SUMMER2024', 'BIGSPENDER'] } };
+    const fr = await create({ ...body, context: { language: 'fr', address_country: 'US', address_region: 'CA' } });
+    const en = await create({ ...body, context: { address_country: 'US', address_region: 'CA' } });
+    expectCart(fr.body);
+    const label = (c: any, type: string) => c.totals.find((t: any) => t.type === type)?.display_text;
+    expect(label(fr.body, 'items_discount')).toBe('Réductions');
+    expect(label(en.body, 'items_discount')).toBe('Discounts');
+    expect(label(fr.body, 'tax')).toBe('Taxes estimées');
+    expect(label(en.body, 'tax')).toBe('Estimated tax');
+    expect(fr.body.line_items[0].totals.find((t: any) => t.type === 'items_discount').display_text).toBe('Réduction');
+    expect(fr.body.messages.map((m: any) => m.content)).toEqual([
+      'Le code «\u00a0NOPE\u00a0» n’est pas un code de réduction valide.',
+      'Le code «\u00a0SUMMER2024\u00a0» a expiré.',
+      expect.stringMatching(/^Le code «\u00a0BIGSPENDER\u00a0» demande un sous-total d’au moins \d+\.\d\d USD\.$/),
+    ]);
+    expect(en.body.messages[0].content).toBe("Code 'NOPE' is not a valid discount code.");
+    const shape = (c: any) => c.messages.map((m: any) => [m.type, m.code, m.path]);
+    expect(shape(fr.body)).toEqual(shape(en.body));
+    // A line that cannot be added is rejected in the cart's language too.
+    const bad = await create({ line_items: [{ item: { id: 'var_nope' }, quantity: 1 }], context: { language: 'fr' } });
+    expect(bad.body.messages[0]).toMatchObject({ code: 'not_found', path: '$.line_items[0].item.id', content: 'Aucune variante «\u00a0var_nope\u00a0» dans cette boutique.' });
+  });
+
   it('replaces codes on update, keeps them when omitted, clears them with []', async () => {
     const c = (await create({ line_items: [TEE], discounts: { codes: ['SAVE5'] } })).body;
     expect(total(c.totals, 'total')).toBe(4500);

@@ -19,6 +19,7 @@ import { convert, exponent } from './money.ts';
 import { isAvailable, variantTitle } from './products.ts';
 import { validateCustomizations } from './customizations.ts';
 import { evaluateCodes, findDiscounts } from './discounts.ts';
+import { wordsFor } from './cart-words.ts';
 import { priceCart, taxRateBps } from './pricing.ts';
 import { purgeIdempotencyKeys } from './idempotency.ts';
 
@@ -83,18 +84,19 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
   const found = await loadVariants(db, shop, input.map((l) => l.item.id));
   const issues: CartIssue[] = [];
   const o = { locale, origin: '', defaultLanguage: shop.settings.default_language };
+  const say = wordsFor(locale.language);
   const usedIds = new Set<string>();
   const lines: StoredCartLine[] = [];
   input.forEach((line, i) => {
     const path = `$.line_items[${i}]`;
     const hit = found.get(line.item.id);
     if (!hit) {
-      issues.push({ path: `${path}.item.id`, code: 'not_found', content: `No variant '${line.item.id}' in this shop.`, severity: 'recoverable' });
+      issues.push({ path: `${path}.item.id`, code: 'not_found', content: say('variant_unknown', line.item.id), severity: 'recoverable' });
       return;
     }
     const { product, variant } = hit;
     if (!isAvailable(variant)) {
-      issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: `Variant '${variant.id}' is not available.`, severity: 'recoverable' });
+      issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: say('variant_unavailable', variant.id), severity: 'recoverable' });
       return;
     }
     const c = validateCustomizations(variant.customizations, line.customizations, path);
@@ -344,11 +346,12 @@ export function renderCart(record: CartRecord, shop: Shop, origin: string, extra
   const ctx = record.context as RequestContext;
   const { locale } = resolveLocale(shop, { ...ctx, language: record.language, currency: record.currency });
   const cur = locale.currency;
+  const say = wordsFor(locale.language);
   const toCart = (amount: number) => convert(amount, locale.rates, cur);
   const unitPrices = record.line_items.map((l) => toCart(l.unit_price));
   const itemsSubtotal = record.line_items.reduce((s, l, i) => s + unitPrices[i] * l.quantity, 0);
 
-  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), formatter(cur), now);
+  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), formatter(cur), now, say);
   const taxBps = taxRateBps(shop.settings.tax, locale.country, locale.region);
   const priced = priceCart(
     record.line_items.map((l, i) => ({ unitPrice: unitPrices[i], quantity: l.quantity })),
@@ -359,7 +362,7 @@ export function renderCart(record: CartRecord, shop: Shop, origin: string, extra
   const line_items: LineItem[] = record.line_items.map((l, i) => {
     const p = priced.lines[i];
     const totals: Total[] = [{ type: 'subtotal', amount: p.subtotal }];
-    if (p.discount > 0) totals.push({ type: 'items_discount', amount: -p.discount, display_text: 'Discount' });
+    if (p.discount > 0) totals.push({ type: 'items_discount', amount: -p.discount, display_text: say('discount') });
     totals.push({ type: 'total', amount: p.total });
     return {
       id: l.id,
@@ -387,8 +390,8 @@ export function renderCart(record: CartRecord, shop: Shop, origin: string, extra
   });
 
   const totals: Total[] = [{ type: 'subtotal', amount: priced.subtotal }];
-  if (priced.discount > 0) totals.push({ type: 'items_discount', amount: -priced.discount, display_text: 'Discounts' });
-  if (taxBps > 0) totals.push({ type: 'tax', amount: priced.tax, display_text: 'Estimated tax' });
+  if (priced.discount > 0) totals.push({ type: 'items_discount', amount: -priced.discount, display_text: say('discounts') });
+  if (taxBps > 0) totals.push({ type: 'tax', amount: priced.tax, display_text: say('tax') });
   totals.push({ type: 'total', amount: priced.total });
 
   const messages = [...extraMessages, ...evaluation.messages];

@@ -2,6 +2,7 @@
  * Discount codes: loading a shop's codes from catalog files, finding the codes a cart names, and
  * deciding which of them apply (DIGEST §6). Rejections are warnings on the cart, never failures.
  */
+import { wordsFor, type Say } from './cart-words.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
@@ -62,6 +63,7 @@ export function evaluateCodes(
   minSubtotal: (def: StoredDiscount) => number,
   formatAmount: (amount: number) => string,
   now: Date,
+  say: Say = wordsFor('en'),
 ): CodeEvaluation {
   const byCode = new Map(defs.map((d) => [normalizeCode(d.code), d]));
   const seen = new Set<string>();
@@ -72,13 +74,13 @@ export function evaluateCodes(
   codes.forEach((raw, index) => {
     const code = normalizeCode(raw);
     const def = byCode.get(code);
-    if (seen.has(code)) return warn(index, DISCOUNT_CODES.alreadyApplied, `Code '${raw}' is already applied.`);
+    if (seen.has(code)) return warn(index, DISCOUNT_CODES.alreadyApplied, say('code_repeated', raw));
     seen.add(code);
-    if (!def) return warn(index, DISCOUNT_CODES.invalid, `Code '${raw}' is not a valid discount code.`);
-    if (def.ends_at && Date.parse(def.ends_at) <= now.getTime()) return warn(index, DISCOUNT_CODES.expired, `Code '${raw}' has expired.`);
-    if (def.starts_at && Date.parse(def.starts_at) > now.getTime()) return warn(index, DISCOUNT_CODES.invalid, `Code '${raw}' is not active yet.`);
+    if (!def) return warn(index, DISCOUNT_CODES.invalid, say('code_invalid', raw));
+    if (def.ends_at && Date.parse(def.ends_at) <= now.getTime()) return warn(index, DISCOUNT_CODES.expired, say('code_expired', raw));
+    if (def.starts_at && Date.parse(def.starts_at) > now.getTime()) return warn(index, DISCOUNT_CODES.invalid, say('code_not_yet', raw));
     if (def.min_subtotal !== undefined && subtotal < minSubtotal(def)) {
-      return warn(index, DISCOUNT_CODES.minSubtotal, `Code '${raw}' needs a subtotal of at least ${formatAmount(minSubtotal(def))}.`);
+      return warn(index, DISCOUNT_CODES.minSubtotal, say('code_min_subtotal', raw, formatAmount(minSubtotal(def))));
     }
     accepted.push({ index, def });
   });
