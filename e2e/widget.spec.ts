@@ -40,7 +40,8 @@ test('product widget → cart dialog → checkout link', async ({ page, baseURL 
   await open.click();
   const dialog = cartEl.getByRole('dialog', { name: 'Your cart' });
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByText('Happy trails')).toBeVisible();
+  // Chosen options by their labels, not their ids.
+  await expect(dialog.getByText('Engraving: Happy trails, Gift box: Kraft box, Extras: Ribbon')).toBeVisible();
   await dialog.getByRole('button', { name: /Increase quantity of Engraved Steel Flask/ }).click();
   await expect(dialog.getByRole('spinbutton', { name: /Quantity of Engraved Steel Flask/ })).toHaveValue('2');
   await expect(dialog.locator('[data-total=total]')).toHaveText('$77.00');

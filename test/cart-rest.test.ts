@@ -210,6 +210,24 @@ describe('discount codes', () => {
     expect(bad.body.messages[0]).toMatchObject({ code: 'not_found', path: '$.line_items[0].item.id', content: 'Aucune variante «\u00a0var_nope\u00a0» dans cette boutique.' });
   });
 
+  it('customizations are echoed with a display_text in the cart language (labels, not option ids)', async () => {
+    const en = await create({ line_items: [FLASK_LINE] });
+    const fr = await create({ line_items: [FLASK_LINE], context: { language: 'fr' } });
+    expectCart(en.body);
+    expectCart(fr.body);
+    expect(en.body.line_items[0].customizations).toEqual([
+      { id: 'engraving', value: 'For Sam', display_text: 'Engraving: For Sam' },
+      { id: 'gift_box', value: 'kraft', display_text: 'Gift box: Kraft box' },
+      { id: 'extras', value: 'card', display_text: 'Extras: Greeting card' },
+      { id: 'extras', value: 'ribbon', display_text: 'Extras: Ribbon' },
+    ]);
+    expect(fr.body.line_items[0].customizations.map((c: any) => c.display_text)).toEqual(['Gravure: For Sam', 'Coffret: Coffret kraft', 'Options: Carte de vœux', 'Options: Ruban']);
+    // An update that echoes the entries back (display_text included) is accepted and re-labels them.
+    const again = await update(fr.body.id, { line_items: [{ ...FLASK_LINE, customizations: fr.body.line_items[0].customizations }], context: { language: 'en' } });
+    expect(again.status).toBe(200);
+    expect(again.body.line_items[0].customizations[1]).toEqual({ id: 'gift_box', value: 'kraft', display_text: 'Gift box: Kraft box' });
+  });
+
   it('replaces codes on update, keeps them when omitted, clears them with []', async () => {
     const c = (await create({ line_items: [TEE], discounts: { codes: ['SAVE5'] } })).body;
     expect(total(c.totals, 'total')).toBe(4500);

@@ -17,7 +17,7 @@ import { loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
 import { convert, exponent } from './money.ts';
 import { isAvailable, variantTitle } from './products.ts';
-import { validateCustomizations } from './customizations.ts';
+import { describeCustomizations, validateCustomizations } from './customizations.ts';
 import { evaluateCodes, findDiscounts } from './discounts.ts';
 import { wordsFor } from './cart-words.ts';
 import { priceCart, taxRateBps } from './pricing.ts';
@@ -33,7 +33,8 @@ export interface StoredCartLine {
   variant_id: string;
   product_id: string;
   quantity: number;
-  customizations: Array<{ id: string; value: string }>;
+  /** Accepted entries; `display_text` in the cart's language (older carts may lack it). */
+  customizations: Array<{ id: string; value: string; display_text?: string }>;
   /** Per unit, shop currency, modifiers included. */
   unit_price: number;
   /** In the cart's language at write time. */
@@ -110,7 +111,7 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
       variant_id: variant.id,
       product_id: product.id,
       quantity: line.quantity,
-      customizations: c.accepted,
+      customizations: describeCustomizations(variant.customizations, c.accepted, locale.language, shop.settings.default_language),
       unit_price: variant.price + c.modifier,
       title: product.options?.length && vTitle !== productTitle ? `${productTitle} - ${vTitle}` : productTitle,
       ...(image ? { image } : {}),

@@ -7,6 +7,7 @@
  */
 import type { CustomizationDef } from './types.ts';
 import type { FieldIssue } from './errors.ts';
+import { text } from './localize.ts';
 
 export interface CustomizationInput {
   id: string;
@@ -196,4 +197,26 @@ export function validateCustomizations(
   }
 
   return { issues, modifier, accepted };
+}
+
+/**
+ * The accepted entries as a buyer reads them, in `language`: `display_text` = "<field>: <choice or
+ * text>" (e.g. "Gift box: Kraft box"), stored with the cart line like its title, so carts and
+ * receipts show labels rather than option ids.
+ */
+export function describeCustomizations(
+  defs: CustomizationDef[] | undefined,
+  entries: CustomizationInput[],
+  language: string,
+  fallback: string,
+): Array<CustomizationInput & { display_text: string }> {
+  const byId = new Map((defs ?? []).map((d) => [d.id, d]));
+  return entries.map((e) => {
+    const def = byId.get(e.id);
+    if (!def) return { ...e, display_text: e.value };
+    const name = text(def.label, language, fallback);
+    const option = def.type === 'text' ? undefined : def.options.find((o) => o.id === e.value);
+    const shown = option ? text(option.label, language, fallback) : e.value;
+    return { ...e, display_text: `${name}: ${shown}` };
+  });
 }

@@ -94,7 +94,7 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
                 {l.item.image_url ? <img src={l.item.image_url} alt="" width={56} height={56} /> : <span />}
                 <div>
                   <div class="p">{title}</div>
-                  {l.customizations?.length ? <div class="m">{l.customizations.map((c) => c.value).join(', ')}</div> : null}
+                  {l.customizations?.length ? <div class="m">{l.customizations.map((c) => c.display_text ?? c.value).join(', ')}</div> : null}
                   <div class="row qty">
                     <button type="button" aria-label={t(lang, 'dec', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity - 1)}>
                       −

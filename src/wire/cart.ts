@@ -82,8 +82,11 @@ export interface LineItem {
   id: string;
   item: { id: string; title: string; price: number; image_url?: string };
   quantity: number;
-  /** Echo of the accepted customizations (an extension field; line_item.json is open). */
-  customizations?: CustomizationEntry[];
+  /**
+   * Echo of the accepted customizations (an extension field; line_item.json is open), each with
+   * `display_text` ("Gift box: Kraft box") in the cart's language.
+   */
+  customizations?: Array<CustomizationEntry & { display_text?: string }>;
   totals: Total[];
   parent_id?: string;
 }
