@@ -20,6 +20,7 @@ import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
+import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
@@ -116,7 +117,7 @@ export function createApp({ db, config }: AppDeps) {
   app.route('/', storefrontRoutes());
 
   // The version query is answered on every storefront domain (the seed's {graphql_url}).
-  app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy }) }));
+  app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy, store: bucketStoreFor(db) }) }));
 
   // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
   app.use('*', platformRoutes());

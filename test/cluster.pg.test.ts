@@ -57,6 +57,17 @@ describe('two processes on one PostgreSQL database', () => {
     expect(other.body).toMatchObject({ code: 'idempotency_conflict' });
   });
 
+  it('rate limits hold for the deployment, not per process: the GraphQL budget is shared', async () => {
+    // 60 tokens, 10 per second (GRAPHQL_RATE_LIMIT). Per-process buckets would let all 120 through.
+    const q = { query: '{ apiVersion }' };
+    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => send((i % 2 ? a : b).port, HOST, 'POST', '/graphql/3.0', q)));
+    const ok = replies.filter((r) => r.status === 200).length;
+    const limited = replies.filter((r) => r.status === 429).length;
+    expect(ok + limited).toBe(120);
+    expect(ok).toBeGreaterThanOrEqual(60);
+    expect(ok).toBeLessThan(100); // 60 + what refills while the burst is served
+  });
+
   it('a cart written through one process is read and updated through the other; concurrent updates serialize', async () => {
     const created = await send(a.port, HOST, 'POST', '/api/ucp/carts', CART_BODY);
     expect(created.status).toBe(201);

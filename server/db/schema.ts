@@ -245,6 +245,16 @@ export interface HostAssetsTable {
   last_current: Generated<Timestamp>;
 }
 
+/* --- Shared rate-limit buckets (migration 0010_rate_buckets) --- */
+
+export interface RateBucketsTable {
+  key: string;
+  tokens: number;
+  /** Clock reading in milliseconds. */
+  updated_at: number;
+  allowed: boolean;
+}
+
 export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
@@ -266,4 +276,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   channel_keys: ChannelKeysTable;
   host_assets: HostAssetsTable;
+  rate_buckets: RateBucketsTable;
 }

@@ -4,7 +4,8 @@
  * the resource endpoint (seed §2.1), RFC 8414 metadata and a minimal admin page.
  */
 import { Hono, type Context } from 'hono';
-import { MemoryBucketStore, clientAddress, type BucketPolicy } from '../http/rate-limit.ts';
+import { clientAddress, type BucketPolicy } from '../http/rate-limit.ts';
+import { bucketStoreFor } from '../http/db-bucket-store.ts';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
@@ -173,30 +174,25 @@ export const TOKEN_FAILURES_PER_ADDRESS = { capacity: 20, refillPerSecond: 1 / 6
 
 /**
  * Failure budgets: token buckets that only failures drain, so honest traffic never pays. `wait`
- * is checked before the work (a throttled caller costs no password hashing or database lookups)
- * and answers the seconds until the first exhausted budget has room again, or 0; `fail` charges
- * one failure to every budget.
+ * is checked before the work (a throttled caller costs no password hashing) and answers the
+ * seconds until the first exhausted budget has room again, or 0; `fail` charges one failure to
+ * every budget. Buckets are shared by every process on one PostgreSQL database (bucketStoreFor).
  */
-function failureBudgets(store: MemoryBucketStore) {
-  type Budget = [key: string, policy: BucketPolicy];
-  return {
-    async wait(budgets: Budget[]): Promise<number> {
-      for (const [key, policy] of budgets) {
-        const r = await store.take(key, policy, Date.now(), 0);
-        if (r.remaining < 1) return Math.ceil(1 / policy.refillPerSecond); // at most one refill period
-      }
-      return 0;
-    },
-    async fail(budgets: Budget[]): Promise<void> {
-      for (const [key, policy] of budgets) await store.take(key, policy, Date.now(), 1);
-    },
-  };
-}
+const failures = {
+  async wait(db: DB, budgets: Array<[key: string, policy: BucketPolicy]>): Promise<number> {
+    for (const [key, policy] of budgets) {
+      const r = await bucketStoreFor(db).take(key, policy, Date.now(), 0);
+      if (r.remaining < 1) return Math.ceil(1 / policy.refillPerSecond); // at most one refill period
+    }
+    return 0;
+  },
+  async fail(db: DB, budgets: Array<[key: string, policy: BucketPolicy]>): Promise<void> {
+    for (const [key, policy] of budgets) await bucketStoreFor(db).take(key, policy, Date.now(), 1);
+  },
+};
 
 export function oauthRoutes() {
   const r = new Hono<AppEnv>();
-  // Per process, like the other rate limits (docs/oauth.md): N processes allow N x the failures.
-  const failures = failureBudgets(new MemoryBucketStore());
   const addressOf = (c: Context<AppEnv>) => clientAddress(c, c.get('config').trustProxy);
   const servers = new WeakMap<DB, OAuth2Server>();
   const libraryFor = (db: DB) => {
@@ -315,14 +311,14 @@ export function oauthRoutes() {
       [`login:${(form.username ?? '').trim().toLowerCase()}`, LOGIN_FAILURES],
       [`login-from:${addressOf(c)}`, LOGIN_FAILURES_PER_ADDRESS],
     ];
-    const wait = await failures.wait(budgets);
+    const wait = await failures.wait(c.get('db'), budgets);
     if (wait) {
       c.header('Retry-After', String(wait));
       return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username: form.username }), 429);
     }
     const user = await verifyLogin(db, form.username ?? '', form.password ?? '');
     if (!user) {
-      await failures.fail(budgets);
+      await failures.fail(c.get('db'), budgets);
       return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: 'Wrong e-mail or password.', username: form.username }), 401);
     }
     await loginSession(c, session, user.id);
@@ -385,7 +381,7 @@ export function oauthRoutes() {
     }
     // Guessing codes, refresh tokens or client secrets: failures are budgeted per client address.
     const budgets: Array<[string, BucketPolicy]> = [[`token-from:${addressOf(c)}`, TOKEN_FAILURES_PER_ADDRESS]];
-    const wait = await failures.wait(budgets);
+    const wait = await failures.wait(c.get('db'), budgets);
     if (wait) return oauthError(c, 429, 'temporarily_unavailable', `Too many failed token requests from this address. Retry after ${wait} seconds.`, { 'Retry-After': String(wait) });
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((v, k) => (k === 'authorization' ? undefined : (headers[k] = v)));
@@ -407,7 +403,7 @@ export function oauthRoutes() {
       status = 401;
       c.header('WWW-Authenticate', `Basic realm="${issuerOf(c)}"`);
     }
-    if (body.error === 'invalid_client' || body.error === 'invalid_grant') await failures.fail(budgets);
+    if (body.error === 'invalid_client' || body.error === 'invalid_grant') await failures.fail(c.get('db'), budgets);
     if (status === 503) c.header('Retry-After', '2'); // the library's server_error (database unreachable)
     if (status >= 500) console.error('[oauth] token endpoint failure', body);
     return c.json(body, status);

@@ -12,6 +12,7 @@ import * as m0006 from './0006_product_search.ts';
 import * as m0007 from './0007_search_order.ts';
 import * as m0008 from './0008_host_assets.ts';
 import * as m0009 from './0009_cart_version.ts';
+import * as m0010 from './0010_rate_buckets.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_search_order': m0007,
   '0008_host_assets': m0008,
   '0009_cart_version': m0009,
+  '0010_rate_buckets': m0010,
 };
