@@ -10,7 +10,7 @@ import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { fieldErrors, linesOf } from '../src/client/api.ts';
 import { entries, fieldText, modifiers, Picker } from '../src/views/customize.tsx';
-import { t } from '../src/views/i18n.ts';
+import { messageText, t } from '../src/views/i18n.ts';
 import { defineElements } from '../src/host/elements.tsx';
 import { validateCustomizations } from '../server/core/customizations.ts';
 import type { CustomizationDef as StoredDef } from '../server/core/types.ts';
@@ -287,6 +287,22 @@ describe('widget language (src/views/i18n.ts)', () => {
     expect(err('engraving')).toBe('At most 20 characters.');
     expect(err('extras')).toBe('Choose at least 2.');
     expect(root.querySelector('[role=status]')!.textContent).toBe('Please correct the highlighted fields.');
+  });
+
+  it('when the store cannot be reached, a French page says so in French', async () => {
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    const el = document.createElement('ucp-product');
+    defineElements();
+    el.setAttribute('shop', `http://lang${++shops}.test`);
+    el.setAttribute('product-id', 'prod_flask');
+    el.setAttribute('lang', 'fr');
+    document.body.append(el);
+    await vi.waitFor(() => expect(el.shadowRoot!.querySelector('.err')?.textContent).toBe('La boutique est injoignable.'));
+    expect(messageText('en', { code: 'network_error', content: 'x' })).toBe('The store could not be reached.');
+    expect(messageText('fr', { code: 'invalid_response', content: 'x' })).toBe('La boutique a envoyé une réponse inattendue.');
+    expect(messageText('fr', { code: 'discount_code_expired', content: 'Le code a expiré.' })).toBe('Le code a expiré.'); // the server's words
   });
 
   it('an unknown language falls back to English', async () => {

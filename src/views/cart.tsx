@@ -11,7 +11,7 @@ import { h, Fragment, createRef } from 'preact';
 import { signal } from '@preact/signals';
 import type { Cart } from '../wire/cart.ts';
 import { money, type Store } from '../state/store.ts';
-import { own, t } from './i18n.ts';
+import { messageText, own, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -69,7 +69,7 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
     const r = await store.setQuantity(id, q);
     if (r.ok) {
       const total = r.data.totals.find((x) => x.type === 'total');
-      store.announce(`${q > 0 ? `${t(lang, 'qtyOf', title)}: ${q}.` : t(lang, 'removed', title)} ${total ? t(lang, 'total', fmt(total.amount)) : ''}`);
+      store.announce(`${q > 0 ? t(lang, 'said', t(lang, 'qtyOf', title), q) : t(lang, 'removed', title)} ${total ? t(lang, 'total', fmt(total.amount)) : ''}`);
     }
   }
 
@@ -79,7 +79,7 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
     <div part="cart" aria-busy={busy ? 'true' : undefined}>
       {errors.map((m) => (
         <p class="err" role="alert" part="error">
-          {m.content}
+          {messageText(lang, m)}
         </p>
       ))}
       {!cart || !cart.line_items.length ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
@@ -157,7 +157,7 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
       ) : null}
       {other.map((m) => (
         <p class={m.type === 'error' ? 'err' : 'm'} part="message">
-          {m.content}
+          {messageText(lang, m)}
         </p>
       ))}
       {cart && cart.line_items.length ? (

@@ -43,6 +43,9 @@ const en = {
   c_too_few: 'Choose at least {0}.',
   c_too_many: 'Choose at most {0}.',
   c_invalid: 'Please check this choice.',
+  e_network: 'The store could not be reached.',
+  e_http: 'The store sent an unexpected answer.',
+  said: '{0}: {1}.',
 };
 type Key = keyof typeof en;
 
@@ -86,6 +89,9 @@ const fr: Record<Key, string> = {
   c_too_few: 'Au moins {0} choix.',
   c_too_many: 'Au plus {0} choix.',
   c_invalid: 'Veuillez vérifier ce choix.',
+  e_network: 'La boutique est injoignable.',
+  e_http: 'La boutique a envoyé une réponse inattendue.',
+  said: '{0}\u00a0: {1}.',
 };
 
 /**
@@ -108,3 +114,11 @@ export function t(lang: string, key: Key | string, ...args: Array<string | numbe
  * French page shows the widget's French and an English one keeps the server's wording.
  */
 export const own = (lang: string, key: string) => (table(lang)?.[key as Key] ? t(lang, key) : undefined);
+
+/**
+ * A message's text for the page: the server's `content` (already in the cart's language), except
+ * the client's own transport failures (src/client/api.ts), which are worded here.
+ */
+export function messageText(lang: string, m: { code?: string; content: string }): string {
+  return m.code === 'network_error' ? t(lang, 'e_network') : m.code === 'invalid_response' ? t(lang, 'e_http') : m.content;
+}

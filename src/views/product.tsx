@@ -9,7 +9,7 @@ import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
 import { money, type Store } from '../state/store.ts';
 import { entries, fieldText, modifiers, Picker, type Values } from './customize.tsx';
-import { t } from './i18n.ts';
+import { messageText, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -77,7 +77,7 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   if (!product) {
     return (
       <div class="card" part="product" aria-busy={failure.length ? undefined : 'true'}>
-        {failure.length ? failure.map((m) => <p class="err">{m.content}</p>) : <p class="m">{t(lang, 'loading')}</p>}
+        {failure.length ? failure.map((m) => <p class="err">{messageText(lang, m)}</p>) : <p class="m">{t(lang, 'loading')}</p>}
       </div>
     );
   }
@@ -90,7 +90,7 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   if (rejected) {
     const { messages, index, sent } = rejected;
     errors = fieldErrors(messages, index, sent, (m, id) => fieldText(lang, m, defs.find((d) => d.id === id)));
-    const general = messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => m.content);
+    const general = messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => messageText(lang, m));
     if (errors['']) general.push(errors['']);
     errors[''] = general.join(' ');
   }
