@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { DB } from '../db/index.ts';
-import { InvalidRequest, type FieldIssue } from './errors.ts';
+import { parseOrThrow } from './errors.ts';
 import { randomToken } from '../oauth/crypto.ts';
 
 /** Raised when a write collides with an existing resource (HTTP 409). */
@@ -30,22 +30,6 @@ export const NewCustomer = z.strictObject({
   first_name: z.string().trim().min(1).max(100).nullish(),
   last_name: z.string().trim().min(1).max(100).nullish(),
 });
-
-export function zodFieldIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((i) => ({
-    path: i.path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : `${acc}.${String(seg)}`), '$'),
-    code: i.code,
-    content: i.message,
-  }));
-}
-
-/** Validates with zod; throws InvalidRequest('validation_failed') naming every bad field. */
-export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issues = zodFieldIssues(r.error);
-  throw new InvalidRequest('validation_failed', `${issues.length} invalid field${issues.length === 1 ? '' : 's'}: ${issues.map((i) => `${i.path} (${i.content})`).join('; ')}`, issues);
-}
 
 type Row = { id: string; email: string; first_name: string | null; last_name: string | null; created_at: Date | string };
 const toCustomer = (r: Row): Customer => ({ id: r.id, email: r.email, first_name: r.first_name, last_name: r.last_name, created_at: new Date(r.created_at).toISOString() });

@@ -3,6 +3,8 @@
  * error_response, MCP to a JSON-RPC error or a result. The core never knows about HTTP.
  */
 
+import type { z } from 'zod';
+
 /** One offending field, with an RFC 9535 JSONPath into the request (e.g. `$.line_items[0].quantity`). */
 export interface FieldIssue {
   path: string;
@@ -41,4 +43,25 @@ export class BusinessError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * zod's issues as field issues. An unknown key becomes one issue at its own path
+ * (`$.extra`, code `unrecognized_key`) rather than one at the object naming them all.
+ */
+export function zodFieldIssues(error: z.ZodError): FieldIssue[] {
+  const at = (path: PropertyKey[]) => path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : `${acc}.${String(seg)}`), '$');
+  return error.issues.flatMap((i): FieldIssue[] =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ path: at([...i.path, k]), code: 'unrecognized_key', content: `Unknown field ${k}.` }))
+      : [{ path: at(i.path), code: i.code, content: i.message }],
+  );
+}
+
+/** Validates with zod; throws InvalidRequest('validation_failed') naming every bad field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issues = zodFieldIssues(r.error);
+  throw new InvalidRequest('validation_failed', `${issues.length} invalid field${issues.length === 1 ? '' : 's'}: ${issues.map((i) => `${i.path} (${i.content})`).join('; ')}`, issues);
 }

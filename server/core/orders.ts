@@ -7,10 +7,10 @@
 import { z } from 'zod';
 import type { DB } from '../db/index.ts';
 import type { Shop } from './types.ts';
-import { InvalidRequest, type FieldIssue } from './errors.ts';
+import { InvalidRequest, parseOrThrow, type FieldIssue } from './errors.ts';
 import { loadVariants } from './catalog.ts';
 import { isAvailable } from './products.ts';
-import { findCustomer, parseOrThrow } from './customers.ts';
+import { findCustomer } from './customers.ts';
 import { randomToken } from '../oauth/crypto.ts';
 import { enqueueOrderEvent } from './webhooks.ts';
 

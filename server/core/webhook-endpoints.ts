@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from './types.ts';
-import { InvalidRequest } from './errors.ts';
+import { z } from 'zod';
+import { InvalidRequest, parseOrThrow } from './errors.ts';
 import { ensureShopKey } from './signing-keys.ts';
 import { forgetCachedShops } from './shops.ts';
 
@@ -114,7 +115,7 @@ export async function getEndpoint(db: DB, shopId: string, id: string): Promise<W
  * ("endpoint disabled"; a merchant can redeliver them after enabling it again).
  */
 export async function updateEndpoint(db: DB, shopId: string, id: string, input: unknown, mode: Mode): Promise<WebhookEndpoint | null> {
-  const change = checkInput(input, mode, 'update');
+  const change = parseOrThrow(SCHEMAS[mode].update, input);
   return db.transaction().execute(async (tx) => {
     const row = await tx
       .updateTable('webhook_endpoints')
@@ -135,51 +136,25 @@ export async function updateEndpoint(db: DB, shopId: string, id: string, input: 
   });
 }
 
-interface EndpointInput {
-  url?: string;
-  events?: WebhookEvent[];
-  public_origin?: string;
-  active?: boolean;
+/** Request bodies; `url` and `public_origin` are checked by the rules above for this mode. */
+function inputSchemas(mode: Mode) {
+  const rule = (problem: (v: string, mode: Mode) => string | null, name: string) =>
+    z.string().superRefine((v, ctx) => {
+      const p = problem(v, mode);
+      if (p) ctx.addIssue({ code: 'custom', message: `${name} ${p}.` });
+    });
+  const events = z
+    .array(z.enum(WEBHOOK_EVENTS), { error: `events must be a non-empty subset of ${WEBHOOK_EVENTS.join(', ')}.` })
+    .min(1, `events must be a non-empty subset of ${WEBHOOK_EVENTS.join(', ')}.`)
+    .transform((list) => [...new Set(list)]);
+  return {
+    create: z.strictObject({ url: rule(webhookUrlProblem, 'url'), events: events.optional(), public_origin: rule(originProblem, 'public_origin').optional() }),
+    update: z
+      .strictObject({ url: rule(webhookUrlProblem, 'url').optional(), events: events.optional(), active: z.boolean().optional() })
+      .refine((b) => Object.keys(b).length > 0, 'Send at least one of url, events, active.'),
+  };
 }
-
-/**
- * Checks a create (`url` required; `events`, `public_origin`) or update (`url`, `events`, `active`,
- * at least one) body and names every bad field; throws `validation_failed` with all of them.
- */
-function checkInput(input: unknown, mode: Mode, kind: 'create' | 'update'): EndpointInput {
-  const issues: Array<{ path: string; code: string; content: string }> = [];
-  const allowed = kind === 'create' ? ['url', 'events', 'public_origin'] : ['url', 'events', 'active'];
-  const body = (input && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
-  if (!input || typeof input !== 'object' || Array.isArray(input)) issues.push({ path: '$', code: 'invalid_type', content: 'The body must be an object.' });
-  for (const k of Object.keys(body)) if (!allowed.includes(k)) issues.push({ path: `$.${k}`, code: 'unrecognized_key', content: `Unknown field ${k}; allowed: ${allowed.join(', ')}.` });
-  const out: EndpointInput = {};
-  const url = body.url;
-  if (typeof url !== 'string' && kind === 'create') issues.push({ path: '$.url', code: 'required', content: 'url is required (a string).' });
-  else if (url !== undefined && typeof url !== 'string') issues.push({ path: '$.url', code: 'invalid_type', content: 'url must be a string.' });
-  else if (typeof url === 'string') {
-    const p = webhookUrlProblem(url, mode);
-    if (p) issues.push({ path: '$.url', code: 'invalid_url', content: `url ${p}.` });
-    else out.url = url;
-  }
-  if (body.events !== undefined) {
-    if (!Array.isArray(body.events) || !body.events.length || body.events.some((e) => !WEBHOOK_EVENTS.includes(e as WebhookEvent))) {
-      issues.push({ path: '$.events', code: 'invalid_events', content: `events must be a non-empty subset of ${WEBHOOK_EVENTS.join(', ')}.` });
-    } else out.events = [...new Set(body.events as WebhookEvent[])];
-  }
-  const origin = body.public_origin;
-  if (origin !== undefined && allowed.includes('public_origin')) {
-    const p = typeof origin === 'string' ? originProblem(origin, mode) : 'must be a string';
-    if (p) issues.push({ path: '$.public_origin', code: 'invalid_origin', content: `public_origin ${p}.` });
-    else out.public_origin = origin as string;
-  }
-  if (body.active !== undefined && allowed.includes('active')) {
-    if (typeof body.active !== 'boolean') issues.push({ path: '$.active', code: 'invalid_type', content: 'active must be true or false.' });
-    else out.active = body.active;
-  }
-  if (kind === 'update' && !issues.length && !Object.keys(body).length) issues.push({ path: '$', code: 'required', content: 'Send at least one of url, events, active.' });
-  if (issues.length) throw new InvalidRequest('validation_failed', issues.map((i) => `${i.path}: ${i.content}`).join('; '), issues);
-  return out;
-}
+const SCHEMAS = { development: inputSchemas('development'), production: inputSchemas('production') };
 
 /**
  * Registers an endpoint: `{ url, events?, public_origin? }`. The first endpoint enables order
@@ -187,7 +162,7 @@ function checkInput(input: unknown, mode: Mode, kind: 'create' | 'update'): Endp
  * creates its signing key.
  */
 export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: Mode): Promise<WebhookEndpoint> {
-  const { url, events = [...WEBHOOK_EVENTS], public_origin: origin } = checkInput(input, mode, 'create');
+  const { url, events = [...WEBHOOK_EVENTS], public_origin: origin } = parseOrThrow(SCHEMAS[mode].create, input);
 
   const endpoint = await db.transaction().execute(async (tx) => {
     const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow();
@@ -196,7 +171,7 @@ export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: M
     }
     const row = await tx
       .insertInto('webhook_endpoints')
-      .values({ id: `whe_${randomUUID().replace(/-/g, '').slice(0, 20)}`, shop_id: shop.id, url: url!, events: JSON.stringify(events) })
+      .values({ id: `whe_${randomUUID().replace(/-/g, '').slice(0, 20)}`, shop_id: shop.id, url, events: JSON.stringify(events) })
       .returning(['id', 'url', 'events', 'active', 'created_at'])
       .executeTakeFirstOrThrow();
     const extra = typeof origin === 'string' ? JSON.stringify({ webhooks_public_origin: origin.replace(/\/$/, '') }) : '{}';
