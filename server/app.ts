@@ -21,6 +21,7 @@ import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { bucketStoreFor } from './http/db-bucket-store.ts';
+import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
@@ -47,8 +48,8 @@ const UCP_CORS = {
 };
 
 /**
- * The Node request listener: the discovery fast path first (it answers only from its caches), then
- * the Hono app for everything else. `drain()` resolves once every request in flight has finished,
+ * The Node request listener: health probes and the discovery fast path first (it answers only from
+ * its caches), then the Hono app for everything else; with ACCESS_LOG=1 every request is logged. `drain()` resolves once every request in flight has finished,
  * so shutdown can close the database after the last handler, not under it.
  */
 export function createRequestListener(deps: AppDeps) {
@@ -56,13 +57,17 @@ export function createRequestListener(deps: AppDeps) {
   const hono = getRequestListener(app.fetch, { hostname: deps.config.host });
   const discovery = discoveryFastPath({ config: deps.config, corsHeaders: simpleCorsHeaders(UCP_CORS) });
   const inFlight = new Set<Promise<unknown>>();
+  let stopping = false;
+  const probes = healthProbes(deps.db, () => stopping);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (discovery(req, res)) return;
+    if (deps.config.accessLog) logWhenDone(req, res);
+    if (probes(req, res) || discovery(req, res)) return;
     const p = Promise.resolve(hono(req, res)).catch(() => {});
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
   const drain = async (timeoutMs: number) => {
+    stopping = true; // /readyz fails from now on
     const deadline = new Promise((resolve) => setTimeout(resolve, timeoutMs).unref());
     while (inFlight.size) await Promise.race([Promise.allSettled([...inFlight]), deadline.then(() => inFlight.clear())]);
   };

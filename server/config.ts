@@ -15,6 +15,8 @@ export interface Config {
    * for local development (docs/access.md). UCP_ALLOW_INSECURE_PROFILE_URLS=1; always off in production.
    */
   allowInsecureProfileUrls: boolean;
+  /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
+  accessLog?: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -26,5 +28,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && (env.UCP_ALLOW_INSECURE_PROFILE_URLS === '1' || env.UCP_ALLOW_INSECURE_PROFILE_URLS === 'true'),
+    accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
   };
 }

@@ -1,0 +1,73 @@
+/**
+ * What operators and load balancers need from every process, answered on the raw Node request on
+ * any Host (before shop routing; load balancers probe by address):
+ *   GET /livez   200 while the process serves requests at all.
+ *   GET /readyz  200 when the database answers `select 1` within 2 s and the process is not
+ *                shutting down; else 503 + Retry-After, so the balancer stops sending it traffic.
+ * And, with ACCESS_LOG=1, one JSON line per request on stdout when its response has been sent:
+ *   {"t":"…","method":"GET","host":"demo.localhost:8080","path":"/api/ucp/carts/…","status":200,"ms":1.8}
+ * (the path without its query string, which can carry credentials such as `ep_auth`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sql } from 'kysely';
+import type { DB } from '../db/index.ts';
+
+const READY_TIMEOUT_MS = 2000;
+
+function answer(res: ServerResponse, status: number, body: object, extra: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(text)), ...extra });
+  res.end(text);
+}
+
+async function databaseAnswers(db: DB): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS)));
+  try {
+    return await Promise.race([sql`select 1`.execute(db).then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The probes: returns true when it answered the request. `stopping()` says the process is shutting
+ * down (readiness fails first, so traffic moves elsewhere while requests in flight finish).
+ */
+export function healthProbes(db: DB, stopping: () => boolean) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    if (req.url === '/livez') {
+      answer(res, 200, { status: 'ok' });
+      return true;
+    }
+    if (req.url !== '/readyz') return false;
+    if (stopping()) {
+      answer(res, 503, { status: 'stopping' }, { 'Retry-After': '5' });
+      return true;
+    }
+    void databaseAnswers(db).then((ok) => (ok ? answer(res, 200, { status: 'ok' }) : answer(res, 503, { status: 'database_unavailable' }, { 'Retry-After': '2' })));
+    return true;
+  };
+}
+
+/** Logs the request as one JSON line once its response is finished (ACCESS_LOG=1). */
+export function logWhenDone(req: IncomingMessage, res: ServerResponse, write: (line: string) => void = (l) => process.stdout.write(l)): void {
+  const start = performance.now();
+  res.once('finish', () => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    write(
+      `${JSON.stringify({
+        t: new Date().toISOString(),
+        method: req.method,
+        host: req.headers.host,
+        path: q < 0 ? url : url.slice(0, q),
+        status: res.statusCode,
+        ms: Math.round((performance.now() - start) * 10) / 10,
+      })}\n`,
+    );
+  });
+}
