@@ -44,7 +44,7 @@ describe('access log', () => {
       await s.req('demo.localhost', 'GET', '/.well-known/ucp');
       await s.req('demo.localhost', 'GET', '/.well-known/ucp'); // cached: the fast path
       await s.req('demo.localhost', 'GET', '/cart/c_1?ep_version=2026-04-08&ep_auth=secret-token');
-      await s.req('demo.localhost', 'POST', '/api/ucp/carts', '{bad json');
+      await s.req('demo.localhost', 'POST', '/api/ucp/carts', '{bad json', { 'request-id': '7d1f0c2e-5b8a-4c1e-9f3a-2b6d8e0a1c4f' });
       await new Promise((r) => setTimeout(r, 50));
     } finally {
       spy.mockRestore();
@@ -62,6 +62,8 @@ describe('access log', () => {
       expect(Date.parse(e.t)).not.toBeNaN();
     }
     expect(lines.join('')).not.toContain('secret-token');
+    expect(entries[3].request_id).toBe('7d1f0c2e-5b8a-4c1e-9f3a-2b6d8e0a1c4f'); // UCP's tracing header
+    expect(entries[0].request_id).toBeUndefined();
   });
 });
 

@@ -5,7 +5,7 @@
  *   GET /readyz  200 when the database answers `select 1` within 2 s and the process is not
  *                shutting down; else 503 + Retry-After, so the balancer stops sending it traffic.
  * And, with ACCESS_LOG=1, one JSON line per request on stdout when its response has been sent:
- *   {"t":"…","method":"GET","host":"demo.localhost:8080","path":"/api/ucp/carts/…","status":200,"ms":1.8}
+ *   {"t":"…","method":"GET","host":"demo.localhost:8080","path":"/api/ucp/carts/…","status":200,"ms":1.8,"request_id":"…"}
  * (the path without its query string, which can carry credentials such as `ep_auth`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -67,6 +67,8 @@ export function logWhenDone(req: IncomingMessage, res: ServerResponse, write: (l
         path: q < 0 ? url : url.slice(0, q),
         status: res.statusCode,
         ms: Math.round((performance.now() - start) * 10) / 10,
+        // UCP's tracing header, when the agent sent one (bounded: it is the client's text).
+        ...(typeof req.headers['request-id'] === 'string' ? { request_id: req.headers['request-id'].slice(0, 128) } : {}),
       })}\n`,
     );
   });
