@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { merchantApi, newOrder, startReceiver, verifyDelivery, type Receiver } from './webhooks-support.ts';
 
-// Fast worker for tests: poll every 50 ms, first retry after ~100 ms, 2 attempts before failing.
+// Fast worker for tests: poll every 50 ms, 2 attempts before failing. The first retry comes ~1 s
+// after a failure (±20 %): the window in which a test changes or disables the endpoint before it.
 process.env.WEBHOOK_POLL_MS = '50';
-process.env.WEBHOOK_RETRY_BASE_MS = '100';
+process.env.WEBHOOK_RETRY_BASE_MS = '1000';
 process.env.WEBHOOK_MAX_ATTEMPTS = '2';
 
 let s: TestServer;
