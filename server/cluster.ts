@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
-import { startServer } from './server.ts';
+import { demoShops, startServer } from './server.ts';
 
 interface Ready {
   type: 'ready';
@@ -39,7 +39,7 @@ async function primary(): Promise<void> {
   // Migrations and first-run seeds once, here, before any worker serves.
   const db = await openDatabase(config);
   try {
-    await prepareDatabase(db, { demo: true, accounts: config.mode === 'development' });
+    await prepareDatabase(db, { demo: demoShops(config), accounts: config.mode === 'development' });
   } finally {
     await db.destroy();
   }

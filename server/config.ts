@@ -17,6 +17,11 @@ export interface Config {
   allowInsecureProfileUrls: boolean;
   /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
   accessLog?: boolean;
+  /**
+   * Load the demo shops into an empty database. SEED_DEMO=1 / 0; unset: in development only, so a
+   * production deployment starts with no shops (`npm run seed -- FILE` loads yours).
+   */
+  seedDemo?: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -29,5 +34,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && (env.UCP_ALLOW_INSECURE_PROFILE_URLS === '1' || env.UCP_ALLOW_INSECURE_PROFILE_URLS === 'true'),
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
+    seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
   };
 }

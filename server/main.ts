@@ -6,6 +6,7 @@ const running = await startServer();
 const { port, config } = running;
 const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
 console.log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
+if (!shops.length) console.log('  no shops yet: load one with `npm run seed -- FILE` (docs/catalog-format.md), or start with SEED_DEMO=1 for the demo shops');
 for (const s of shops) {
   const base = `http://${s.domain}:${port}`;
   console.log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);

@@ -22,11 +22,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Whether an empty database gets the demo shops: SEED_DEMO when set, else development mode only. */
+export function demoShops(config: Pick<Config, 'seedDemo' | 'mode'>): boolean {
+  return config.seedDemo ?? config.mode === 'development';
+}
+
 export async function startServer(overrides: Partial<Config> = {}, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
   const db = await openDatabase(config);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
-  await prepareDatabase(db, { demo: opts.seed !== false, accounts: opts.seed !== false && config.mode === 'development' });
+  await prepareDatabase(db, { demo: opts.seed !== false && demoShops(config), accounts: opts.seed !== false && config.mode === 'development' });
   // This build's host.js files join the archive that keeps earlier builds' files answering.
   await ensurePublished(db);
   const { listener, drain } = createRequestListener({ db, config });

@@ -1,0 +1,39 @@
+/**
+ * What a fresh database gets at start (server/server.ts, server/seed/prepare.ts): demo shops in
+ * development; nothing in production unless SEED_DEMO=1 asks for them.
+ */
+import { describe, expect, it } from 'vitest';
+import { startTestServer } from './support/server.ts';
+import { loadConfig } from '../server/config.ts';
+import { demoShops } from '../server/server.ts';
+
+const shopCount = async (s: Awaited<ReturnType<typeof startTestServer>>) => (await s.db.selectFrom('shops').select('id').execute()).length;
+
+describe('first start', () => {
+  it('production starts with no shops (no demo storefront on a real deployment); its protocol URLs are 404', async () => {
+    const s = await startTestServer({ mode: 'production', seedDemo: undefined });
+    try {
+      expect(await shopCount(s)).toBe(0);
+      expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp')).status).toBe(404);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('SEED_DEMO=1 loads the demo shops in production too; development loads them by default', async () => {
+    const s = await startTestServer({ mode: 'production', seedDemo: true });
+    try {
+      expect(await shopCount(s)).toBeGreaterThanOrEqual(3);
+      expect(await s.db.selectFrom('users').select('id').execute()).toEqual([]); // never demo accounts in production
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('reads SEED_DEMO', () => {
+    expect(demoShops(loadConfig({ NODE_ENV: 'production' }))).toBe(false);
+    expect(demoShops(loadConfig({ NODE_ENV: 'production', SEED_DEMO: '1' }))).toBe(true);
+    expect(demoShops(loadConfig({}))).toBe(true);
+    expect(demoShops(loadConfig({ SEED_DEMO: '0' }))).toBe(false);
+  });
+});
