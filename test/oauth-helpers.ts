@@ -78,15 +78,28 @@ export async function discover(s: TestServer): Promise<oauth.AuthorizationServer
   return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...opts }));
 }
 
+/** A confidential app: the demo app unless the test registered its own. */
+export interface ConfidentialApp {
+  id: string;
+  secret: string;
+  redirectUri: string;
+}
+const DEMO_APP: ConfidentialApp = { id: 'demo-app', secret: 'demo-secret', redirectUri: REDIRECT };
+
 /** A full confidential-client flow; returns the token response. */
-export async function tokensFor(s: TestServer, scope: string, user: { username: string; password: string } = { username: 'owner@demo.localhost', password: 'demo' }) {
+export async function tokensFor(
+  s: TestServer,
+  scope: string,
+  user: { username: string; password: string } = { username: 'owner@demo.localhost', password: 'demo' },
+  app: ConfidentialApp = DEMO_APP,
+) {
   const as = await discover(s);
-  const client: oauth.Client = { client_id: 'demo-app' };
+  const client: oauth.Client = { client_id: app.id };
   const state = oauth.generateRandomState();
   const verifier = oauth.generateRandomCodeVerifier();
   const challenge = await oauth.calculatePKCECodeChallenge(verifier);
-  const cb = await authorizeInBrowser(s, { client_id: 'demo-app', scope, state, code_challenge: challenge, code_challenge_method: 'S256' }, user);
+  const cb = await authorizeInBrowser(s, { client_id: app.id, redirect_uri: app.redirectUri, scope, state, code_challenge: challenge, code_challenge_method: 'S256' }, user);
   const params = oauth.validateAuthResponse(as, client, cb, state);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost('demo-secret'), params, REDIRECT, verifier, opts);
+  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(app.secret), params, app.redirectUri, verifier, opts);
   return oauth.processAuthorizationCodeResponse(as, client, res);
 }

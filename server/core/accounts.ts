@@ -67,23 +67,40 @@ export function checkRedirectUri(uri: string): string | null {
   return `'${uri}' uses an unsupported scheme`;
 }
 
-/** Registers an app. Returns the secret (confidential apps only) once; only its digest is kept. */
+/** Longest app name, most redirect URIs per app and longest redirect URI accepted. */
+export const APP_LIMITS = { name: 100, redirectUris: 10, redirectUri: 2000 };
+
+/** Everything wrong with an app registration, one sentence each (empty when it can be registered). */
+export function appProblems(a: { name: string; redirectUris: string[] }): string[] {
+  const problems: string[] = [];
+  if (!a.name.trim()) problems.push('an app needs a name');
+  else if (a.name.trim().length > APP_LIMITS.name) problems.push(`an app name has at most ${APP_LIMITS.name} characters`);
+  if (!a.redirectUris.length) problems.push('an app needs at least one redirect URI');
+  else if (a.redirectUris.length > APP_LIMITS.redirectUris) problems.push(`an app has at most ${APP_LIMITS.redirectUris} redirect URIs`);
+  for (const u of a.redirectUris) {
+    const problem = u.length > APP_LIMITS.redirectUri ? `a redirect URI has at most ${APP_LIMITS.redirectUri} characters` : checkRedirectUri(u);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+/**
+ * Registers an app. Returns the secret (confidential apps only) once; only its digest is kept.
+ * `ownerUserId`: the user who registered it on the admin page (CLI and demo apps have none).
+ */
 export async function registerApp(
   db: DB,
-  a: { name: string; redirectUris: string[]; confidential: boolean; id?: string; secret?: string },
+  a: { name: string; redirectUris: string[]; confidential: boolean; id?: string; secret?: string; ownerUserId?: string },
 ): Promise<{ app: OAuthApp; secret: string | null }> {
-  if (!a.name.trim()) throw new Error('an app needs a name');
-  if (!a.redirectUris.length) throw new Error('an app needs at least one redirect URI');
-  for (const u of a.redirectUris) {
-    const problem = checkRedirectUri(u);
-    if (problem) throw new Error(problem);
-  }
+  const problems = appProblems(a);
+  if (problems.length) throw new Error(problems[0]);
   const secret = a.confidential ? (a.secret ?? randomToken(32)) : null;
   const row = {
     id: a.id ?? `app_${randomToken(12)}`,
     name: a.name.trim(),
     secret_hash: secret === null ? null : sha256(secret),
     redirect_uris: JSON.stringify(a.redirectUris),
+    owner_user_id: a.ownerUserId ?? null,
   };
   await db.insertInto('oauth_clients').values(row).execute();
   return { app: toApp({ ...row, redirect_uris: a.redirectUris }), secret };
@@ -94,9 +111,35 @@ export async function findApp(db: DB, id: string): Promise<OAuthApp | null> {
   return row ? toApp(row) : null;
 }
 
-export async function listApps(db: DB): Promise<OAuthApp[]> {
-  const rows = await db.selectFrom('oauth_clients').select(['id', 'name', 'secret_hash', 'redirect_uris']).orderBy('created_at').execute();
-  return rows.map(toApp);
+/** Every app (the CLI's list), or with `ownerUserId` the apps that user registered; oldest first. */
+export async function listApps(db: DB, ownerUserId?: string): Promise<Array<OAuthApp & { createdAt: Date }>> {
+  let q = db.selectFrom('oauth_clients').select(['id', 'name', 'secret_hash', 'redirect_uris', 'created_at']);
+  if (ownerUserId !== undefined) q = q.where('owner_user_id', '=', ownerUserId);
+  const rows = await q.orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ ...toApp(r), createdAt: new Date(r.created_at) }));
+}
+
+/**
+ * Deletes an app `ownerUserId` registered, with every pending request, authorization code and token
+ * issued to it, in one transaction (so nothing it was given keeps working). False when the user owns
+ * no app with that id (apps without an owner are never deleted here).
+ */
+export async function deleteOwnedApp(db: DB, id: string, ownerUserId: string): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const app = await tx
+      .selectFrom('oauth_clients')
+      .select('id')
+      .where('id', '=', id)
+      .where('owner_user_id', '=', ownerUserId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!app) return false;
+    await tx.deleteFrom('oauth_tokens').where('client_id', '=', id).execute();
+    await tx.deleteFrom('oauth_codes').where('client_id', '=', id).execute();
+    await tx.deleteFrom('oauth_requests').where('client_id', '=', id).execute();
+    await tx.deleteFrom('oauth_clients').where('id', '=', id).execute();
+    return true;
+  });
 }
 
 /**

@@ -106,6 +106,8 @@ export interface OAuthClientsTable {
   secret_hash: string | null;
   redirect_uris: Json<string[]>;
   created_at: Timestamp;
+  /** The user who registered the app on the admin page (migration 0011_app_owner); null for CLI and demo apps. */
+  owner_user_id: string | null;
 }
 
 export interface OAuthSessionsTable {

@@ -1,12 +1,14 @@
 /**
  * Everything served on the platform's own address (requests whose Host names no shop): the account
- * service and the merchant API. Mounted as one middleware in server/app.ts: it answers when one of
- * its routes matches and otherwise passes the request on (static files, the 404 handler).
+ * service, the admin pages and the merchant API. Mounted as one middleware in server/app.ts: it
+ * answers when one of its routes matches and otherwise passes the request on (static files, the 404
+ * handler).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv, AppVariables } from '../http/env.ts';
 import { renderError } from '../http/errors.ts';
 import { oauthRoutes } from './routes.ts';
+import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
 
 const MISS = 'x-platform-route-miss';
@@ -19,6 +21,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
     await next();
   });
   inner.route('/', oauthRoutes());
+  inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
   inner.notFound(() => new Response(null, { status: 404, headers: { [MISS]: '1' } }));
   inner.onError((err, c) => renderError(err, c));

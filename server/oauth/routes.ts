@@ -1,7 +1,8 @@
 /**
  * The account service on the platform address: authorization endpoint with login and consent pages,
  * token endpoint (the library, @node-oauth/oauth2-server, handles the grants), RFC 7009 revocation,
- * the resource endpoint (seed §2.1), RFC 8414 metadata and a minimal admin page.
+ * the resource endpoint (seed §2.1) and RFC 8414 metadata. The admin pages are in admin.ts; they share
+ * this file's page helpers and the sign-in check with its failure budgets (`signIn`).
  */
 import { Hono, type Context } from 'hono';
 import { clientAddress, type BucketPolicy } from '../http/rate-limit.ts';
@@ -9,7 +10,7 @@ import { bucketStoreFor } from '../http/db-bucket-store.ts';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
-import { authenticateApp, findApp, findUser, verifyLogin } from '../core/accounts.ts';
+import { authenticateApp, findApp, findUser, verifyLogin, type User } from '../core/accounts.ts';
 import { findShopById } from '../core/shops.ts';
 import { SCOPES, SCOPE_NAMES, parseScope } from '../core/scopes.ts';
 import { nowMs } from './clock.ts';
@@ -24,7 +25,7 @@ import {
   revokeIssuedToken,
   type AccessTokenInfo,
 } from './model.ts';
-import { adminPage, consentPage, errorPage, loginPage } from './pages.ts';
+import { consentPage, errorPage, loginPage } from './pages.ts';
 import { csrfOk, ensureSession, getSession, loginSession, type Session } from './session.ts';
 
 const REQUEST_LIFETIME_MS = 30 * 60 * 1000;
@@ -40,7 +41,8 @@ export function merchantEndpoints(base: string, merchantId: string) {
   return { admin: `${base}/admin/${id}`, api: `${base}/merchants/${id}` };
 }
 
-function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 401 | 403 | 404 | 429 = 200) {
+/** An HTML page of the account service: never cached, never framed, forms post only to http(s). */
+export function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 401 | 403 | 404 | 422 | 429 = 200) {
   c.header('Cache-Control', 'no-store');
   c.header('X-Frame-Options', 'DENY');
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'");
@@ -57,7 +59,7 @@ function redirectWith(c: Context<AppEnv>, redirectUri: string, params: Record<st
 }
 
 /** Form body as a map; a parameter sent twice is an error (RFC 6749 §3.1 / §3.2). */
-async function readForm(c: Context<AppEnv>): Promise<{ form: Record<string, string>; duplicate?: string }> {
+export async function readForm(c: Context<AppEnv>): Promise<{ form: Record<string, string>; duplicate?: string }> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return { form: {} };
   const params = new URLSearchParams(await c.req.text());
@@ -191,9 +193,39 @@ const failures = {
   },
 };
 
+const addressOf = (c: Context<AppEnv>) => clientAddress(c, c.get('config').trustProxy);
+
+/**
+ * The account check of every sign-in form (the authorization flow's login page and /admin).
+ * Password guessing: after LOGIN_FAILURES.capacity wrong passwords for one account, one more try
+ * per minute; password spraying: the same per client address, with a larger allowance. The budgets
+ * are checked before any password hashing; a throttled answer has set Retry-After.
+ */
+export async function signIn(
+  c: Context<AppEnv>,
+  username: string,
+  password: string,
+): Promise<{ ok: true; user: User } | { ok: false; status: 401 | 429; error: string }> {
+  const db = c.get('db');
+  const budgets: Array<[string, BucketPolicy]> = [
+    [`login:${username.trim().toLowerCase()}`, LOGIN_FAILURES],
+    [`login-from:${addressOf(c)}`, LOGIN_FAILURES_PER_ADDRESS],
+  ];
+  const wait = await failures.wait(db, budgets);
+  if (wait) {
+    c.header('Retry-After', String(wait));
+    return { ok: false, status: 429, error: `Too many failed sign-ins. Try again in ${wait} seconds.` };
+  }
+  const user = await verifyLogin(db, username, password);
+  if (!user) {
+    await failures.fail(db, budgets);
+    return { ok: false, status: 401, error: 'Wrong e-mail or password.' };
+  }
+  return { ok: true, user };
+}
+
 export function oauthRoutes() {
   const r = new Hono<AppEnv>();
-  const addressOf = (c: Context<AppEnv>) => clientAddress(c, c.get('config').trustProxy);
   const servers = new WeakMap<DB, OAuth2Server>();
   const libraryFor = (db: DB) => {
     let s = servers.get(db);
@@ -304,24 +336,12 @@ export function oauthRoutes() {
     if (!session || !csrfOk(c, session, form.csrf)) return page(c, errorPage('Session expired', 'Your sign-in form expired. Start again from the application.'), 403);
     const pending = await loadPending(db, form.request, session);
     if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
-    const app = await findApp(db, pending.clientId);
-    // Password guessing: after LOGIN_FAILURES.capacity wrong passwords for one account, one more try
-    // per minute; password spraying: the same per client address, with a larger allowance.
-    const budgets: Array<[string, BucketPolicy]> = [
-      [`login:${(form.username ?? '').trim().toLowerCase()}`, LOGIN_FAILURES],
-      [`login-from:${addressOf(c)}`, LOGIN_FAILURES_PER_ADDRESS],
-    ];
-    const wait = await failures.wait(c.get('db'), budgets);
-    if (wait) {
-      c.header('Retry-After', String(wait));
-      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username: form.username }), 429);
+    const signedIn = await signIn(c, form.username ?? '', form.password ?? '');
+    if (!signedIn.ok) {
+      const app = await findApp(db, pending.clientId);
+      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: signedIn.error, username: form.username }), signedIn.status);
     }
-    const user = await verifyLogin(db, form.username ?? '', form.password ?? '');
-    if (!user) {
-      await failures.fail(c.get('db'), budgets);
-      return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app?.name ?? '', error: 'Wrong e-mail or password.', username: form.username }), 401);
-    }
-    await loginSession(c, session, user.id);
+    await loginSession(c, session, signedIn.user.id);
     c.header('Cache-Control', 'no-store');
     return c.redirect(`/oauth2/consent?request=${encodeURIComponent(pending.id)}`, 303);
   });
@@ -440,17 +460,6 @@ export function oauthRoutes() {
       admin_endpoint: endpoints.admin,
       api_endpoint: endpoints.api,
     });
-  });
-
-  r.get('/admin/:merchantId', async (c) => {
-    const db = c.get('db');
-    const session = await getSession(c);
-    const user = session?.userId ? await findUser(db, session.userId) : null;
-    const merchantId = c.req.param('merchantId');
-    if (!user) return page(c, errorPage('Not signed in', 'Sign in through an application\'s authorization flow first.'), 401);
-    const shop = user.merchantId === merchantId ? await findShopById(db, merchantId) : null;
-    if (!shop) return page(c, errorPage('Not found', 'No such merchant for this account.'), 404);
-    return page(c, adminPage({ merchantName: shop.name, merchantId: shop.id, apiBase: merchantEndpoints(issuerOf(c), shop.id).api, signedInAs: user.username }));
   });
 
   return r;

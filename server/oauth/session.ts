@@ -4,7 +4,7 @@
  * replaces the session id (no fixation). Forms carry the CSRF token; POSTs also check Origin.
  */
 import type { Context } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppEnv } from '../http/env.ts';
 import { nowMs } from './clock.ts';
 import { randomToken, safeEqual, sha256 } from './crypto.ts';
@@ -26,6 +26,8 @@ export async function getSession(c: Context<AppEnv>): Promise<Session | null> {
   return { idHash: row.id_hash, userId: row.user_id, csrf: row.csrf };
 }
 
+const cookieOptions = (c: Context<AppEnv>) => ({ path: '/', httpOnly: true, sameSite: 'Lax' as const, secure: c.get('origin').startsWith('https:') });
+
 async function createSession(c: Context<AppEnv>, userId: string | null): Promise<Session> {
   const id = randomToken(32);
   const s: Session = { idHash: sha256(id), userId, csrf: randomToken(24) };
@@ -34,13 +36,7 @@ async function createSession(c: Context<AppEnv>, userId: string | null): Promise
     .insertInto('oauth_sessions')
     .values({ id_hash: s.idHash, user_id: userId, csrf: s.csrf, expires_at: new Date(nowMs() + SESSION_LIFETIME_MS) })
     .execute();
-  setCookie(c, SESSION_COOKIE, id, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'Lax',
-    secure: c.get('origin').startsWith('https:'),
-    maxAge: SESSION_LIFETIME_MS / 1000,
-  });
+  setCookie(c, SESSION_COOKIE, id, { ...cookieOptions(c), maxAge: SESSION_LIFETIME_MS / 1000 });
   return s;
 }
 
@@ -55,6 +51,14 @@ export async function loginSession(c: Context<AppEnv>, old: Session, userId: str
   await db.updateTable('oauth_requests').set({ session_hash: fresh.idHash }).where('session_hash', '=', old.idHash).execute();
   await db.deleteFrom('oauth_sessions').where('id_hash', '=', old.idHash).execute();
   return fresh;
+}
+
+/** Signs out: the session row (and its pending authorization requests) go, the cookie is cleared. */
+export async function endSession(c: Context<AppEnv>, session: Session): Promise<void> {
+  const db = c.get('db');
+  await db.deleteFrom('oauth_requests').where('session_hash', '=', session.idHash).execute();
+  await db.deleteFrom('oauth_sessions').where('id_hash', '=', session.idHash).execute();
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
 }
 
 /** True when the form's token matches the session's and a present Origin header is our own. */

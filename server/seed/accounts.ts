@@ -37,5 +37,6 @@ export function demoCredentialsText(port: number): string {
     `  demo users           owner@demo.localhost / demo (shop_demo), owner@other.localhost / other (shop_other)`,
     `  demo apps            demo-app / demo-secret (confidential), demo-public (public, PKCE); redirect URI ${DEMO_REDIRECT_URI}`,
     `  merchant API         ${base}/merchants/shop_demo/3.0/products`,
+    `  admin, own apps      ${base}/admin  (sign in as a demo user; register OAuth apps while the server runs)`,
   ].join('\n');
 }

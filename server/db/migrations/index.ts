@@ -13,6 +13,7 @@ import * as m0007 from './0007_search_order.ts';
 import * as m0008 from './0008_host_assets.ts';
 import * as m0009 from './0009_cart_version.ts';
 import * as m0010 from './0010_rate_buckets.ts';
+import * as m0011 from './0011_app_owner.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008_host_assets': m0008,
   '0009_cart_version': m0009,
   '0010_rate_buckets': m0010,
+  '0011_app_owner': m0011,
 };

@@ -1,0 +1,141 @@
+/**
+ * The platform admin pages, on the platform address. `/admin` signs a user in (the same account check
+ * and failure budgets as the authorization flow's login page, `signIn`) and sends them on to
+ * `/admin/{merchant_id}` of their own merchant, which shows the merchant's addresses and the OAuth
+ * apps this user registered: a form registers one (its client secret is shown on the answer page
+ * only), a button deletes one together with every token and code issued to it. Every POST carries
+ * the session's CSRF token and is refused with a foreign Origin.
+ */
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import { appProblems, deleteOwnedApp, findUser, listApps, registerApp, type User } from '../core/accounts.ts';
+import { findShopById } from '../core/shops.ts';
+import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm } from './pages.ts';
+import { issuerOf, merchantEndpoints, page, readForm, signIn } from './routes.ts';
+import { csrfOk, endSession, ensureSession, getSession, loginSession, type Session } from './session.ts';
+
+const adminPath = (merchantId: string) => `/admin/${encodeURIComponent(merchantId)}`;
+
+function seeOther(c: Context<AppEnv>, path: string) {
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(path, 303);
+}
+
+const expired = (c: Context<AppEnv>) =>
+  page(c, errorPage('Session expired', 'This form expired or you were signed out. Sign in again and retry.', { admin: true }), 403);
+const notFound = (c: Context<AppEnv>, message: string) => page(c, errorPage('Not found', message, { admin: true }), 404);
+
+/** The signed-in user of this request's session, or null. */
+async function signedIn(c: Context<AppEnv>): Promise<{ session: Session; user: User } | null> {
+  const session = await getSession(c);
+  const user = session?.userId ? await findUser(c.get('db'), session.userId) : null;
+  return session && user ? { session, user } : null;
+}
+
+/** The shop `merchantId` names when it is the user's own; anyone else's is not revealed. */
+async function ownShop(c: Context<AppEnv>, user: User) {
+  const merchantId = c.req.param('merchantId');
+  return user.merchantId === merchantId ? findShopById(c.get('db'), merchantId) : null;
+}
+
+const NO_MERCHANT = 'No such merchant for this account.';
+
+/**
+ * A form posted to the user's own `/admin/{merchant_id}/...`: without a signed-in session, the
+ * session's CSRF token or with a foreign Origin 403; another merchant's id 404. Else the form, the
+ * user and the shop.
+ */
+async function ownMerchantPost(c: Context<AppEnv>) {
+  const { form } = await readForm(c);
+  const who = await signedIn(c);
+  if (!who || !csrfOk(c, who.session, form.csrf)) return expired(c);
+  const shop = await ownShop(c, who.user);
+  if (!shop) return notFound(c, NO_MERCHANT);
+  return { form, who, shop };
+}
+
+async function renderAdmin(
+  c: Context<AppEnv>,
+  who: { session: Session; user: User },
+  shop: { id: string; name: string },
+  o: { form?: AppForm; errors?: string[] } = {},
+) {
+  const apps = await listApps(c.get('db'), who.user.id);
+  const html = adminPage({
+    merchantName: shop.name,
+    merchantId: shop.id,
+    apiBase: merchantEndpoints(issuerOf(c), shop.id).api,
+    signedInAs: who.user.username,
+    csrf: who.session.csrf,
+    apps,
+    ...o,
+  });
+  return page(c, html, o.errors?.length ? 422 : 200);
+}
+
+/** One redirect URI a line; blank lines and repeats are dropped. */
+const redirectLines = (text: string) => [...new Set(text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean))];
+
+export function adminRoutes() {
+  const r = new Hono<AppEnv>();
+
+  r.get('/admin', async (c) => {
+    const who = await signedIn(c);
+    if (who) return seeOther(c, adminPath(who.user.merchantId));
+    const session = await ensureSession(c);
+    return page(c, adminLoginPage({ csrf: session.csrf }));
+  });
+
+  r.post('/admin/login', async (c) => {
+    const session = await getSession(c);
+    const { form } = await readForm(c);
+    if (!session || !csrfOk(c, session, form.csrf)) return expired(c);
+    const result = await signIn(c, form.username ?? '', form.password ?? '');
+    if (!result.ok) return page(c, adminLoginPage({ csrf: session.csrf, error: result.error, username: form.username }), result.status);
+    await loginSession(c, session, result.user.id);
+    return seeOther(c, adminPath(result.user.merchantId));
+  });
+
+  r.post('/admin/logout', async (c) => {
+    const session = await getSession(c);
+    const { form } = await readForm(c);
+    if (session && !csrfOk(c, session, form.csrf)) return expired(c);
+    if (session) await endSession(c, session);
+    return seeOther(c, '/admin');
+  });
+
+  r.get('/admin/:merchantId', async (c) => {
+    const who = await signedIn(c);
+    if (!who) {
+      const session = await ensureSession(c);
+      return page(c, adminLoginPage({ csrf: session.csrf, error: 'Sign in to see this page.' }), 401);
+    }
+    const shop = await ownShop(c, who.user);
+    if (!shop) return notFound(c, NO_MERCHANT);
+    return renderAdmin(c, who, shop);
+  });
+
+  r.post('/admin/:merchantId/apps', async (c) => {
+    const post = await ownMerchantPost(c);
+    if (post instanceof Response) return post;
+    const { form, who, shop } = post;
+    const type = form.type === 'public' || form.type === 'confidential' ? form.type : null;
+    const input: AppForm = { name: form.name ?? '', redirectUris: form.redirect_uris ?? '', type: type ?? 'confidential' };
+    const redirectUris = redirectLines(input.redirectUris);
+    const errors = appProblems({ name: input.name, redirectUris });
+    if (!type) errors.push('choose whether the app is confidential or public');
+    if (errors.length) return renderAdmin(c, who, shop, { form: input, errors });
+    const { app, secret } = await registerApp(c.get('db'), { name: input.name, redirectUris, confidential: type === 'confidential', ownerUserId: who.user.id });
+    return page(c, appCreatedPage({ merchantId: shop.id, app, secret }));
+  });
+
+  r.post('/admin/:merchantId/apps/:id/delete', async (c) => {
+    const post = await ownMerchantPost(c);
+    if (post instanceof Response) return post;
+    const { who, shop } = post;
+    if (!(await deleteOwnedApp(c.get('db'), c.req.param('id'), who.user.id))) return notFound(c, 'You registered no app with this client_id.');
+    return seeOther(c, adminPath(shop.id));
+  });
+
+  return r;
+}
