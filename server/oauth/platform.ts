@@ -5,6 +5,8 @@
  * handler).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { errorPage } from './pages.ts';
 import type { AppEnv, AppVariables } from '../http/env.ts';
 import { renderError } from '../http/errors.ts';
 import { oauthRoutes } from './routes.ts';
@@ -12,6 +14,10 @@ import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
 
 const MISS = 'x-platform-route-miss';
+/** Sign-in, consent, token and admin forms are a few hundred bytes. */
+export const FORM_MAX_BYTES = 64 * 1024;
+/** Merchant API JSON bodies (a product with its variants and media), as on the UCP transport. */
+export const MERCHANT_MAX_BYTES = 1024 * 1024;
 const VARS: Array<keyof AppVariables> = ['db', 'config', 'origin', 'hostname', 'shop'];
 
 export function platformRoutes(): MiddlewareHandler<AppEnv> {
@@ -20,6 +26,12 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
     for (const k of VARS) c.set(k, c.env.parent.get(k) as never);
     await next();
   });
+  // Bodies are bounded before anything reads them (413, in each area's own error format).
+  inner.use('/oauth2/*', bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => c.json({ error: 'invalid_request', error_description: `The body exceeds ${FORM_MAX_BYTES} bytes.` }, 413) }));
+  const pageLimit = bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => c.html(errorPage('Request too large', `The form exceeds ${FORM_MAX_BYTES} bytes.`), 413) });
+  inner.use('/admin', pageLimit);
+  inner.use('/admin/*', pageLimit);
+  inner.use('/merchants/*', bodyLimit({ maxSize: MERCHANT_MAX_BYTES, onError: (c) => c.json({ error: { code: 'request_too_large', message: `The body exceeds ${MERCHANT_MAX_BYTES} bytes.` } }, 413) }));
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
