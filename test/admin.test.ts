@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { Browser, authorizeInBrowser, hidden, tokensFor } from './oauth-helpers.ts';
 import { LOGIN_FAILURES } from '../server/oauth/routes.ts';
-import { createUser } from '../server/core/accounts.ts';
+import { APP_LIMITS, createUser, registerApp } from '../server/core/accounts.ts';
 import { sha256 } from '../server/oauth/crypto.ts';
 
 let s: TestServer;
@@ -16,6 +16,7 @@ beforeAll(async () => {
   // A second user of the demo merchant (same shop, another person) and one to lock out.
   await createUser(s.db, { username: 'second@demo.localhost', name: 'Second Owner', password: 'second', merchantId: 'shop_demo' });
   await createUser(s.db, { username: 'locked@demo.localhost', name: 'Locked Out', password: 'locked', merchantId: 'shop_demo' });
+  await createUser(s.db, { username: 'busy@other.localhost', name: 'Busy Developer', password: 'busy', merchantId: 'shop_other' });
 });
 afterAll(() => s.close());
 
@@ -212,6 +213,22 @@ describe('registering apps', () => {
       expect(r.res.status, JSON.stringify(fields).slice(0, 80)).toBe(422);
     }
     expect(await countApps()).toBe(before);
+  });
+
+  it(`one account registers at most ${APP_LIMITS.perOwner} apps here (422 after that, nothing written)`, async () => {
+    // A user of its own (other tests register apps as the owners): fill up directly.
+    const b = await signedIn({ username: 'busy@other.localhost', password: 'busy' });
+    const owner = (await s.db.selectFrom('users').select('id').where('username', '=', 'busy@other.localhost').executeTakeFirstOrThrow()).id;
+    const have = (await s.db.selectFrom('oauth_clients').select('id').where('owner_user_id', '=', owner).execute()).length;
+    for (let i = have; i < APP_LIMITS.perOwner; i++) {
+      await registerApp(s.db, { name: `Filler ${i}`, redirectUris: ['https://app.example/cb'], confidential: false, ownerUserId: owner });
+    }
+    const before = await countApps();
+    const { res, html } = await register(b, { name: 'One too many', redirect_uris: 'https://app.example/cb', type: 'public' }, 'shop_other');
+    expect(res.status).toBe(422);
+    expect(html).toContain('the most one account may register');
+    expect(await countApps()).toBe(before);
+    await expect(registerApp(s.db, { name: 'Direct', redirectUris: ['https://app.example/cb'], confidential: false, ownerUserId: owner })).rejects.toThrow(/the most one account/);
   });
 
   it('refuses a POST without or with a wrong CSRF token, or from a foreign Origin (403), and writes nothing', async () => {

@@ -68,7 +68,8 @@ export function checkRedirectUri(uri: string): string | null {
 }
 
 /** Longest app name, most redirect URIs per app and longest redirect URI accepted. */
-export const APP_LIMITS = { name: 100, redirectUris: 10, redirectUri: 2000 };
+/** `perOwner`: apps one user may register on the admin page (CLI registrations are not counted). */
+export const APP_LIMITS = { name: 100, redirectUris: 10, redirectUri: 2000, perOwner: 25 };
 
 /** Everything wrong with an app registration, one sentence each (empty when it can be registered). */
 export function appProblems(a: { name: string; redirectUris: string[] }): string[] {
@@ -84,6 +85,12 @@ export function appProblems(a: { name: string; redirectUris: string[] }): string
   return problems;
 }
 
+/** Why `ownerUserId` may not register another app (they have APP_LIMITS.perOwner), or null. */
+export async function ownerLimitProblem(db: DB, ownerUserId: string): Promise<string | null> {
+  const row = await db.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_user_id', '=', ownerUserId).executeTakeFirstOrThrow();
+  return Number(row.n) >= APP_LIMITS.perOwner ? `you have ${APP_LIMITS.perOwner} apps, the most one account may register; delete one first` : null;
+}
+
 /**
  * Registers an app. Returns the secret (confidential apps only) once; only its digest is kept.
  * `ownerUserId`: the user who registered it on the admin page (CLI and demo apps have none).
@@ -93,6 +100,8 @@ export async function registerApp(
   a: { name: string; redirectUris: string[]; confidential: boolean; id?: string; secret?: string; ownerUserId?: string },
 ): Promise<{ app: OAuthApp; secret: string | null }> {
   const problems = appProblems(a);
+  const full = a.ownerUserId ? await ownerLimitProblem(db, a.ownerUserId) : null;
+  if (full) problems.push(full);
   if (problems.length) throw new Error(problems[0]);
   const secret = a.confidential ? (a.secret ?? randomToken(32)) : null;
   const row = {

@@ -8,7 +8,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { appProblems, deleteOwnedApp, findUser, listApps, registerApp, type User } from '../core/accounts.ts';
+import { appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts.ts';
 import { findShopById } from '../core/shops.ts';
 import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm } from './pages.ts';
 import { issuerOf, merchantEndpoints, page, readForm, signIn } from './routes.ts';
@@ -124,6 +124,8 @@ export function adminRoutes() {
     const redirectUris = redirectLines(input.redirectUris);
     const errors = appProblems({ name: input.name, redirectUris });
     if (!type) errors.push('choose whether the app is confidential or public');
+    const full = await ownerLimitProblem(c.get('db'), who.user.id);
+    if (full) errors.push(full);
     if (errors.length) return renderAdmin(c, who, shop, { form: input, errors });
     const { app, secret } = await registerApp(c.get('db'), { name: input.name, redirectUris, confidential: type === 'confidential', ownerUserId: who.user.id });
     return page(c, appCreatedPage({ merchantId: shop.id, app, secret }));
