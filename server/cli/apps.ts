@@ -7,7 +7,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { migrateToLatest, openDatabase } from '../db/index.ts';
+import { migrateToLatest } from '../db/index.ts';
+import { openForCli } from './open.ts';
 import { listApps, registerApp } from '../core/accounts.ts';
 
 const { positionals, values } = parseArgs({
@@ -17,7 +18,7 @@ const { positionals, values } = parseArgs({
 
 const ADMIN_HINT = 'Apps can also be registered at http://localhost:8080/admin (the platform address) while the server runs.';
 
-const db = await openDatabase(loadConfig());
+const db = await openForCli(loadConfig());
 try {
   await migrateToLatest(db);
   if (positionals[0] === 'create') {

@@ -11,7 +11,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { migrateToLatest, openDatabase } from '../db/index.ts';
+import { migrateToLatest } from '../db/index.ts';
+import { openForCli } from './open.ts';
 import { findShopById } from '../core/shops.ts';
 import { issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
@@ -25,7 +26,7 @@ const { positionals, values } = parseArgs({
 });
 
 const config = loadConfig();
-const db = await openDatabase(config);
+const db = await openForCli(config);
 try {
   await migrateToLatest(db);
   if (!values.shop) throw new Error(USAGE);

@@ -8,7 +8,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { migrateToLatest, openDatabase } from '../db/index.ts';
+import { migrateToLatest } from '../db/index.ts';
+import { openForCli } from './open.ts';
 import { listShopKeys, rotateShopKey } from '../core/signing-keys.ts';
 import { findShopById } from '../core/shops.ts';
 
@@ -18,7 +19,7 @@ const { positionals, values } = parseArgs({
   options: { shop: { type: 'string' }, 'grace-days': { type: 'string' } },
 });
 
-const db = await openDatabase(loadConfig());
+const db = await openForCli(loadConfig());
 try {
   await migrateToLatest(db);
   if (!values.shop) throw new Error(USAGE);

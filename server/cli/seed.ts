@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { ZodError } from 'zod';
 import { loadConfig } from '../config.ts';
-import { migrateToLatest, openDatabase } from '../db/index.ts';
+import { migrateToLatest } from '../db/index.ts';
+import { openForCli } from './open.ts';
 import { loadCatalogFile } from '../core/catalog-store.ts';
 
 const files = process.argv.slice(2);
@@ -10,7 +11,7 @@ if (!files.length) {
   console.error('usage: npm run seed -- FILE [FILE...]   (see docs/catalog-format.md)');
   process.exit(2);
 }
-const db = await openDatabase(loadConfig());
+const db = await openForCli(loadConfig());
 await migrateToLatest(db);
 let failed = false;
 for (const file of files) {

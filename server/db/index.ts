@@ -3,10 +3,11 @@
  * is set. Both speak the same SQL through Kysely, so every query in the code base runs on both.
  */
 import { mkdirSync } from 'node:fs';
-import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.ts';
 import { EmbeddedDatabase, PGliteDialect } from './pglite-dialect.ts';
 import { migrations } from './migrations/index.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export type DB = Kysely<Database>;
 
@@ -53,9 +54,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     pool.on('connect', (client) => client.on('error', (e) => console.error('[db] connection lost:', e.message)));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
-  if (!opts.dataDir.startsWith('memory://')) mkdirSync(opts.dataDir, { recursive: true });
-  const embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`);
+  let release = () => {};
+  if (!opts.dataDir.startsWith('memory://')) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    release = lockDataDir(opts.dataDir); // one process per data directory (data-dir-lock.ts)
+  }
+  let embedded: EmbeddedDatabase;
+  try {
+    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`, release);
+  } catch (e) {
+    release();
+    throw e;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(embedded) });
+  // Kysely starts its driver on the first query and only stops a started one: start it now, so
+  // destroy() always stops the worker and frees the directory, even when nothing was queried.
+  await sql`select 1`.execute(db);
   singleWriter.add(db.getExecutor().adapter);
   return db;
 }

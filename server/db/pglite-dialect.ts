@@ -34,7 +34,11 @@ export class EmbeddedDatabase {
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private stopped: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    /** Runs once the database is closed (the data directory's lock). */
+    private readonly onClose: () => void = () => {},
+  ) {
     worker.on('message', (r: Reply) => {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);
@@ -51,9 +55,9 @@ export class EmbeddedDatabase {
   }
 
   /** Starts the worker and opens `dataDir` (`memory://` for a throwaway database); `setup` runs once. */
-  static open(dataDir: string, setup: string): Promise<EmbeddedDatabase> {
+  static open(dataDir: string, setup: string, onClose?: () => void): Promise<EmbeddedDatabase> {
     const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup } });
-    const db = new EmbeddedDatabase(worker);
+    const db = new EmbeddedDatabase(worker, onClose);
     return new Promise((resolve, reject) => {
       db.pending.set(0, {
         resolve: (r) => (r.error ? (void worker.terminate(), reject(db.toError(r.error))) : resolve(db)),
@@ -86,6 +90,7 @@ export class EmbeddedDatabase {
     if (!this.stopped) await this.send({ close: true }).catch(() => {});
     this.stopped ??= Object.assign(new Error('The embedded database is closed.'), { code: '08003' });
     await this.worker.terminate();
+    this.onClose();
   }
 }
 

@@ -1,0 +1,62 @@
+/**
+ * One process per embedded data directory. PGlite is PostgreSQL in this process's memory with no
+ * multi-process locking of its own: a second process opening the same directory (a CLI next to a
+ * running server, a second `npm start`) would write under the first one's caches and corrupt it.
+ * So opening takes `DATA_DIR/ucp.lock` (created exclusively, holding the owner's pid) and closing
+ * removes it. A lock whose process is gone (killed, crashed) is taken over.
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class DataDirInUse extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `The embedded database in ${dataDir} is in use by process ${pid} (a running server?). Stop it first; ` +
+        'while it runs, use the admin page (/admin) or the merchant API, or run PostgreSQL (DATABASE_URL) to share a database between processes.',
+    );
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+}
+
+/** Takes the directory's lock for this process; returns its release. Throws DataDirInUse. */
+export function lockDataDir(dataDir: string): () => void {
+  const file = join(dataDir, 'ucp.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        process.off('exit', release);
+        try {
+          if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+      };
+      process.on('exit', release); // a normal exit without close() still frees it
+      return release;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const owner = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) throw new DataDirInUse(dataDir, owner);
+      if (owner === process.pid) throw new DataDirInUse(dataDir, owner); // opened twice in this process
+      unlinkSync(file); // stale: its process is gone; try once more
+    }
+  }
+  throw new Error(`Could not take the lock of ${dataDir}.`);
+}
