@@ -45,6 +45,14 @@ describe('embedded data directory lock', () => {
     await db.destroy();
   });
 
+  it('a lock naming this very pid that this process did not take (a container restarted as pid 1) is stale', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ucp.lock'), String(process.pid));
+    const db = await openDatabase({ dataDir: dir });
+    await db.destroy();
+    expect(existsSync(join(dir, 'ucp.lock'))).toBe(false);
+  });
+
   it('a CLI run next to a holder of the directory exits 1 with the message, not a stack trace', async () => {
     const dir = tempDir();
     const held = await openDatabase({ dataDir: dir });

@@ -29,6 +29,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Lock files this process holds. */
+const held = new Set<string>();
+
 /** Takes the directory's lock for this process; returns its release. Throws DataDirInUse. */
 export function lockDataDir(dataDir: string): () => void {
   const file = join(dataDir, 'ucp.lock');
@@ -37,10 +40,12 @@ export function lockDataDir(dataDir: string): () => void {
       const fd = openSync(file, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      held.add(file);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        held.delete(file);
         process.off('exit', release);
         try {
           if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file);
@@ -53,8 +58,9 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const owner = Number(readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) throw new DataDirInUse(dataDir, owner);
-      if (owner === process.pid) throw new DataDirInUse(dataDir, owner); // opened twice in this process
+      // Our own pid: held by this process only if we took it (a container restarted as pid 1 finds
+      // its predecessor's "1" in the file: stale).
+      if (owner === process.pid ? held.has(file) : Number.isInteger(owner) && owner > 0 && alive(owner)) throw new DataDirInUse(dataDir, owner);
       unlinkSync(file); // stale: its process is gone; try once more
     }
   }
