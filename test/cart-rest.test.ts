@@ -205,6 +205,14 @@ describe('discount codes', () => {
     expect(en.body.messages[0].content).toBe("Code 'NOPE' is not a valid discount code.");
     const shape = (c: any) => c.messages.map((m: any) => [m.type, m.code, m.path]);
     expect(shape(fr.body)).toEqual(shape(en.body));
+    // Customization problems too (the definition's French label; codes and paths as in English).
+    const noEngraving = { item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'gift_box', value: 'kraft' }] };
+    const frBad = await create({ line_items: [noEngraving], context: { language: 'fr' } });
+    const enBad = await create({ line_items: [noEngraving] });
+    expect(frBad.body.messages[0]).toMatchObject({ code: 'customization_required', path: '$.line_items[0].customizations' });
+    expect(frBad.body.messages[0].content).toBe("'engraving' (Gravure) est obligatoire\u00a0: un texte de 20 caractères au plus.");
+    expect(enBad.body.messages[0].content).toBe("'engraving' (Engraving) is required: a text of up to 20 characters.");
+    expect(shape(frBad.body)).toEqual(shape(enBad.body));
     // A line that cannot be added is rejected in the cart's language too.
     const bad = await create({ line_items: [{ item: { id: 'var_nope' }, quantity: 1 }], context: { language: 'fr' } });
     expect(bad.body.messages[0]).toMatchObject({ code: 'not_found', path: '$.line_items[0].item.id', content: 'Aucune variante «\u00a0var_nope\u00a0» dans cette boutique.' });

@@ -1,6 +1,6 @@
 /**
- * The server's own words in carts — totals labels and the messages about discount codes and lines
- * — in the cart's language. Catalog texts come localized from the catalog; these are ours. English
+ * The server's own words in carts — totals labels and the messages about discount codes, lines and
+ * customizations — in the cart's language. Catalog texts come localized from the catalog; these are ours. English
  * and French, like the demo catalog and the widget (src/views/i18n.ts); other languages read
  * English. Codes and paths never change with the language: agents act on those, people read these.
  */
@@ -15,6 +15,21 @@ const en = {
   code_min_subtotal: "Code '{0}' needs a subtotal of at least {1}.",
   variant_unknown: "No variant '{0}' in this shop.",
   variant_unavailable: "Variant '{0}' is not available.",
+  // Customizations ({0} is always the definition id, first and in straight quotes: host.js reads
+  // it back from a missing-group message; {1} its label in the cart's language).
+  cz_not_supported: 'This variant takes no customizations; remove them.',
+  cz_unknown: "Unknown customization '{0}'. This variant accepts: {1}.",
+  cz_once: "'{0}' ({1}) may be given only once.",
+  cz_text_required: "'{0}' ({1}) is required: a text of up to {2} characters.",
+  cz_too_long: "'{0}' ({1}) is at most {2} characters; got {3}.",
+  cz_too_short: "'{0}' ({1}) needs at least {2} characters; got {3}.",
+  cz_not_option: "'{2}' is not an option of '{0}' ({1}). Options: {3}.",
+  cz_chosen_twice: "'{2}' is chosen twice for '{0}' ({1}).",
+  cz_one_option: "'{0}' ({1}) takes exactly one option; got {2}.",
+  cz_choose_one: "'{0}' ({1}) is required: choose one of {2}.",
+  cz_choose_min: "'{0}' ({1}) is required: choose at least {2} of {3}.",
+  cz_too_few: "'{0}' ({1}) needs at least {2} selections; got {3}.",
+  cz_too_many: "'{0}' ({1}) allows at most {2} selections; got {3}.",
 };
 export type WordKey = keyof typeof en;
 
@@ -30,6 +45,19 @@ const fr: Record<WordKey, string> = {
   code_min_subtotal: 'Le code «\u00a0{0}\u00a0» demande un sous-total d’au moins {1}.',
   variant_unknown: 'Aucune variante «\u00a0{0}\u00a0» dans cette boutique.',
   variant_unavailable: 'La variante «\u00a0{0}\u00a0» n’est pas disponible.',
+  cz_not_supported: 'Cette variante ne se personnalise pas\u00a0; retirez les personnalisations.',
+  cz_unknown: "Personnalisation inconnue '{0}'. Cette variante accepte\u00a0: {1}.",
+  cz_once: "'{0}' ({1}) ne peut être donné qu’une fois.",
+  cz_text_required: "'{0}' ({1}) est obligatoire\u00a0: un texte de {2} caractères au plus.",
+  cz_too_long: "'{0}' ({1}) a au plus {2} caractères\u00a0; reçu {3}.",
+  cz_too_short: "'{0}' ({1}) demande au moins {2} caractères\u00a0; reçu {3}.",
+  cz_not_option: "'{2}' n’est pas une option de '{0}' ({1}). Options\u00a0: {3}.",
+  cz_chosen_twice: "'{2}' est choisi deux fois pour '{0}' ({1}).",
+  cz_one_option: "'{0}' ({1}) prend exactement une option\u00a0; reçu {2}.",
+  cz_choose_one: "'{0}' ({1}) est obligatoire\u00a0: choisissez parmi {2}.",
+  cz_choose_min: "'{0}' ({1}) est obligatoire\u00a0: choisissez-en au moins {2} parmi {3}.",
+  cz_too_few: "'{0}' ({1}) demande au moins {2} choix\u00a0; reçu {3}.",
+  cz_too_many: "'{0}' ({1}) accepte au plus {2} choix\u00a0; reçu {3}.",
 };
 
 const tables: Record<string, Record<WordKey, string>> = { en, fr };

@@ -100,7 +100,7 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
       issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: say('variant_unavailable', variant.id), severity: 'recoverable' });
       return;
     }
-    const c = validateCustomizations(variant.customizations, line.customizations, path);
+    const c = validateCustomizations(variant.customizations, line.customizations, path, locale.language, shop.settings.default_language);
     for (const issue of c.issues) issues.push({ ...issue, severity: 'requires_buyer_input' });
     if (c.issues.length) return;
     const productTitle = text(product.title, locale.language, shop.settings.default_language);

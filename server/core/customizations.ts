@@ -8,6 +8,7 @@
 import type { CustomizationDef } from './types.ts';
 import type { FieldIssue } from './errors.ts';
 import { text } from './localize.ts';
+import { wordsFor } from './cart-words.ts';
 
 export interface CustomizationInput {
   id: string;
@@ -36,10 +37,6 @@ export const CUSTOMIZATION_CODES = {
   tooMany: 'customization_too_many_selections',
 } as const;
 
-function label(d: CustomizationDef): string {
-  return typeof d.label === 'string' ? d.label : (d.label.en ?? Object.values(d.label)[0] ?? d.id);
-}
-
 /** Length in Unicode code points, as max_length is documented. */
 function codePoints(s: string): number {
   let n = 0;
@@ -47,11 +44,18 @@ function codePoints(s: string): number {
   return n;
 }
 
+/**
+ * Checks a line's entries against its variant's definitions. Messages are in `language` (labels
+ * from the definitions, words from cart-words.ts; English by default); codes and paths never vary.
+ */
 export function validateCustomizations(
   defs: CustomizationDef[] | undefined,
   entries: CustomizationInput[] | undefined,
   linePath: string,
+  language = 'en',
+  fallback = 'en',
 ): CustomizationResult {
+  const say = wordsFor(language);
   const issues: FieldIssue[] = [];
   const list = entries ?? [];
   const definitions = defs ?? [];
@@ -59,7 +63,7 @@ export function validateCustomizations(
 
   if (!definitions.length) {
     if (list.length) {
-      issues.push({ path: `${linePath}.customizations`, code: C.notSupported, content: 'This variant takes no customizations; remove them.' });
+      issues.push({ path: `${linePath}.customizations`, code: C.notSupported, content: say('cz_not_supported') });
     }
     return { issues, modifier: 0, accepted: [] };
   }
@@ -73,7 +77,7 @@ export function validateCustomizations(
       issues.push({
         path: `${linePath}.customizations[${index}].id`,
         code: C.unknown,
-        content: `Unknown customization '${entry.id}'. This variant accepts: ${definitions.map((d) => d.id).join(', ')}.`,
+        content: say('cz_unknown', entry.id, definitions.map((d) => d.id).join(', ')),
       });
       return;
     }
@@ -84,13 +88,13 @@ export function validateCustomizations(
   const accepted: CustomizationInput[] = [];
   for (const def of definitions) {
     const picks = chosen.get(def.id) ?? [];
-    const name = label(def);
+    const name = text(def.label, language, fallback) || def.id;
     const valuePath = (i: number) => `${linePath}.customizations[${i}].value`;
 
     if (def.type === 'text') {
       if (picks.length > 1) {
         for (const p of picks.slice(1)) {
-          issues.push({ path: `${linePath}.customizations[${p.index}]`, code: C.duplicate, content: `'${def.id}' (${name}) may be given only once.` });
+          issues.push({ path: `${linePath}.customizations[${p.index}]`, code: C.duplicate, content: say('cz_once', def.id, name) });
         }
       }
       const pick = picks[0];
@@ -100,18 +104,18 @@ export function validateCustomizations(
           issues.push({
             path: pick ? valuePath(pick.index) : `${linePath}.customizations`,
             code: C.required,
-            content: `'${def.id}' (${name}) is required: a text of up to ${def.max_length} characters.`,
+            content: say('cz_text_required', def.id, name, def.max_length),
           });
         }
         continue; // an empty optional text is simply not chosen
       }
       const len = codePoints(text);
       if (len > def.max_length) {
-        issues.push({ path: valuePath(pick.index), code: C.tooLong, content: `'${def.id}' (${name}) is at most ${def.max_length} characters; got ${len}.` });
+        issues.push({ path: valuePath(pick.index), code: C.tooLong, content: say('cz_too_long', def.id, name, def.max_length, len) });
         continue;
       }
       if (def.min_length !== undefined && len < def.min_length) {
-        issues.push({ path: valuePath(pick.index), code: C.tooShort, content: `'${def.id}' (${name}) needs at least ${def.min_length} characters; got ${len}.` });
+        issues.push({ path: valuePath(pick.index), code: C.tooShort, content: say('cz_too_short', def.id, name, def.min_length ?? 0, len) });
         continue;
       }
       modifier += def.price_modifier ?? 0;
@@ -127,10 +131,10 @@ export function validateCustomizations(
         issues.push({
           path: valuePath(p.index),
           code: C.invalidOption,
-          content: `'${p.value}' is not an option of '${def.id}' (${name}). Options: ${optionIds.join(', ')}.`,
+          content: say('cz_not_option', def.id, name, p.value, optionIds.join(', ')),
         });
       } else if (seen.has(p.value)) {
-        issues.push({ path: valuePath(p.index), code: C.duplicate, content: `'${p.value}' is chosen twice for '${def.id}' (${name}).` });
+        issues.push({ path: valuePath(p.index), code: C.duplicate, content: say('cz_chosen_twice', def.id, name, p.value) });
       } else {
         seen.add(p.value);
         valid.push(p);
@@ -143,13 +147,13 @@ export function validateCustomizations(
         issues.push({
           path: `${linePath}.customizations[${picks[1].index}]`,
           code: C.tooMany,
-          content: `'${def.id}' (${name}) takes exactly one option; got ${picks.length}.`,
+          content: say('cz_one_option', def.id, name, picks.length),
         });
         continue;
       }
       if (!picks.length) {
         if (def.required) {
-          issues.push({ path: `${linePath}.customizations`, code: C.required, content: `'${def.id}' (${name}) is required: choose one of ${optionIds.join(', ')}.` });
+          issues.push({ path: `${linePath}.customizations`, code: C.required, content: say('cz_choose_one', def.id, name, optionIds.join(', ')) });
         }
         continue;
       }
@@ -169,7 +173,7 @@ export function validateCustomizations(
         issues.push({
           path: `${linePath}.customizations`,
           code: C.required,
-          content: `'${def.id}' (${name}) is required: choose at least ${min} of ${optionIds.join(', ')}.`,
+          content: say('cz_choose_min', def.id, name, min, optionIds.join(', ')),
         });
       }
       continue;
@@ -178,7 +182,7 @@ export function validateCustomizations(
       issues.push({
         path: `${linePath}.customizations[${valid[n - 1].index}]`,
         code: C.tooFew,
-        content: `'${def.id}' (${name}) needs at least ${def.min_selections} selections; got ${n}.`,
+        content: say('cz_too_few', def.id, name, def.min_selections, n),
       });
       continue;
     }
@@ -186,7 +190,7 @@ export function validateCustomizations(
       issues.push({
         path: `${linePath}.customizations[${valid[def.max_selections].index}]`,
         code: C.tooMany,
-        content: `'${def.id}' (${name}) allows at most ${def.max_selections} selections; got ${n}.`,
+        content: say('cz_too_many', def.id, name, def.max_selections, n),
       });
       continue;
     }
