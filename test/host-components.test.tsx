@@ -305,6 +305,20 @@ describe('widget language (src/views/i18n.ts)', () => {
     expect(messageText('fr', { code: 'discount_code_expired', content: 'Le code a expiré.' })).toBe('Le code a expiré.'); // the server's words
   });
 
+  it('an element whose own lang is removed follows the page language from then on', async () => {
+    stubShop();
+    document.documentElement.lang = 'en';
+    const { el, root } = await mount({ lang: 'fr' });
+    expect(submit(root).textContent).toBe('Ajouter au panier');
+    document.documentElement.lang = 'en-GB'; // the element's own lang wins
+    await new Promise((r) => setTimeout(r, 20));
+    expect(submit(root).textContent).toBe('Ajouter au panier');
+    act(() => el.removeAttribute('lang'));
+    await vi.waitFor(() => expect(submit(root).textContent).toBe('Add to cart'));
+    document.documentElement.lang = 'fr';
+    await vi.waitFor(() => expect(submit(root).textContent).toBe('Ajouter au panier'));
+  });
+
   it('an unknown language falls back to English', async () => {
     stubShop();
     const { root } = await mount({ lang: 'xx' });

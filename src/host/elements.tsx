@@ -52,10 +52,10 @@ abstract class UcpElement extends HTMLElement {
   connectedCallback() {
     this.store = storeFor((this.getAttribute('shop') || scriptOrigin).replace(/\/$/, ''));
     this.syncLocale();
-    if (!this.hasAttribute('lang')) {
-      this.langObserver = new MutationObserver(() => this.syncLocale());
-      this.langObserver.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
-    }
+    // Always watched: while the element has its own `lang` a page change is a no-op in syncLocale,
+    // and once that attribute is removed the element follows the page again.
+    this.langObserver = new MutationObserver(() => this.syncLocale());
+    this.langObserver.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
     this.mount();
   }
 
