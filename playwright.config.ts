@@ -5,7 +5,8 @@
  */
 import { defineConfig } from '@playwright/test';
 
-export const PORT = 8391;
+// E2E_PORT lets two checkouts on one machine run their browser suites side by side.
+export const PORT = Number(process.env.E2E_PORT ?? 8391);
 
 export default defineConfig({
   testDir: 'e2e',
