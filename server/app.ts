@@ -21,6 +21,7 @@ import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
 import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { bucketStoreFor } from './http/db-bucket-store.ts';
+import { clientAddress } from './http/rate-limit.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
@@ -87,6 +88,7 @@ export function createApp({ db, config }: AppDeps) {
     c.set('config', config);
     c.set('origin', o.origin);
     c.set('hostname', hostname);
+    c.set('client', clientAddress(c, config.trustProxy));
     // The demo agent's own origin (agent.localhost) serves static files only, before any shop route.
     if (hostname === AGENT_HOSTNAME) return agent(c, next);
     // Every request needs its shop: take the cached one synchronously when there is one.

@@ -11,6 +11,12 @@ export interface AppVariables {
   origin: string;
   /** Host name without port, lower case. */
   hostname: string;
+  /**
+   * The client's address, resolved once at the edge (server/app.ts) from the socket, or with
+   * TRUST_PROXY from the last X-Forwarded-For hop. Every per-client budget keys on this value;
+   * nested apps (the platform) receive it rather than looking for a socket they do not have.
+   */
+  client: string;
   /** The storefront the Host names, or null for the platform's own address. */
   shop: Shop | null;
   /** Tier, platform profile and negotiated capabilities of a UCP REST operation (server/ucp/access.ts). */

@@ -152,8 +152,13 @@ export interface RateLimitOptions extends BucketPolicy {
 /** A Hono middleware produced by {@link rateLimit}. */
 export type RateLimiter = MiddlewareHandler;
 
-/** The client's address: socket peer, or with `trustProxy` the last `X-Forwarded-For` entry. Never throws. */
+/**
+ * The client's address: the value the edge already resolved for this request (`c.var.client`), else
+ * the socket peer, or with `trustProxy` the last `X-Forwarded-For` entry. Never throws.
+ */
 export function clientAddress(c: Context, trustProxy = false): string {
+  const resolved = (c.var as { client?: string }).client;
+  if (resolved) return resolved;
   if (trustProxy) {
     const hops = (c.req.header('x-forwarded-for') ?? '')
       .split(',')

@@ -18,7 +18,7 @@ const MISS = 'x-platform-route-miss';
 export const FORM_MAX_BYTES = 64 * 1024;
 /** Merchant API JSON bodies (a product with its variants and media), as on the UCP transport. */
 export const MERCHANT_MAX_BYTES = 1024 * 1024;
-const VARS: Array<keyof AppVariables> = ['db', 'config', 'origin', 'hostname', 'shop'];
+const VARS: Array<keyof AppVariables> = ['db', 'config', 'origin', 'hostname', 'client', 'shop'];
 
 export function platformRoutes(): MiddlewareHandler<AppEnv> {
   const inner = new Hono<AppEnv & { Bindings: { parent: Map<string, unknown> } }>();

@@ -167,7 +167,7 @@ async function renderConsent(c: Context<AppEnv>, session: Session, pending: Pend
 
 const AUTHZ_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
 
-/** Failed sign-ins allowed per account before throttling, and how fast the allowance returns. */
+/** Failed sign-ins allowed per account from one client address before throttling, and how fast the allowance returns. */
 export const LOGIN_FAILURES = { capacity: 5, refillPerSecond: 1 / 60 };
 /** Failed sign-ins allowed per client address (one password tried on many accounts). */
 export const LOGIN_FAILURES_PER_ADDRESS = { capacity: 20, refillPerSecond: 1 / 30 };
@@ -195,11 +195,14 @@ const failures = {
 
 const addressOf = (c: Context<AppEnv>) => clientAddress(c, c.get('config').trustProxy);
 
+
 /**
  * The account check of every sign-in form (the authorization flow's login page and /admin).
- * Password guessing: after LOGIN_FAILURES.capacity wrong passwords for one account, one more try
- * per minute; password spraying: the same per client address, with a larger allowance. The budgets
- * are checked before any password hashing; a throttled answer has set Retry-After.
+ * Password guessing: after LOGIN_FAILURES.capacity wrong passwords for one account from one client
+ * address, one more try per minute from there; password spraying: the same per client address, with
+ * a larger allowance. Every budget includes the address, so nobody can lock an owner out from
+ * elsewhere (docs/security.md). The budgets are checked before any password hashing; a throttled
+ * answer has set Retry-After.
  */
 export async function signIn(
   c: Context<AppEnv>,
@@ -208,7 +211,9 @@ export async function signIn(
 ): Promise<{ ok: true; user: User } | { ok: false; status: 401 | 429; error: string }> {
   const db = c.get('db');
   const budgets: Array<[string, BucketPolicy]> = [
-    [`login:${username.trim().toLowerCase()}`, LOGIN_FAILURES],
+    // Keyed by account *and* address: guessing one account is throttled where the guesses come
+    // from, and the owner signing in from anywhere else is never refused because of them.
+    [`login:${addressOf(c)}:${username.trim().toLowerCase()}`, LOGIN_FAILURES],
     [`login-from:${addressOf(c)}`, LOGIN_FAILURES_PER_ADDRESS],
   ];
   const wait = await failures.wait(db, budgets);

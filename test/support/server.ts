@@ -6,10 +6,10 @@
  * With TEST_DATABASE_URL set (scripts/test-all.sh runs the suite a second time that way), each
  * server gets a fresh database on that PostgreSQL server instead, dropped when the server closes.
  */
-import { request as httpRequest } from 'node:http';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { Config } from '../../server/config.ts';
 import { createTestDatabase } from './postgres.ts';
+import { requestFrom } from './from-address.ts';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -44,27 +44,6 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     };
   }
   const req = <T>(host: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    new Promise<TestResponse<T>>((resolve, reject) => {
-      const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-      const h: Record<string, string> = { host: `${host}:${running.port}`, ...headers };
-      if (payload !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
-      const r = httpRequest({ host: '127.0.0.1', port: running.port, method, path, headers: h }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d) => chunks.push(d));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = undefined;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed as T });
-        });
-      });
-      r.on('error', reject);
-      if (payload !== undefined) r.write(payload);
-      r.end();
-    });
+    requestFrom<T>({ port: running.port, host, method, path, body, headers });
   return Object.assign(running, { req });
 }
