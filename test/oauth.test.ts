@@ -298,6 +298,19 @@ describe('token endpoint: negative matrix', () => {
     expect(r3.body.error).toBe('invalid_grant');
   });
 
+  it('a refresh asking for a wider scope is invalid_scope and leaves the grant as it was', async () => {
+    const t = await tokensFor(s, 'products_read');
+    const form = { grant_type: 'refresh_token', refresh_token: t.refresh_token!, client_id: 'demo-app', client_secret: 'demo-secret' };
+    const wider = await tokenRaw({ ...form, scope: 'products_read products_write' });
+    expect(wider.status).toBe(400);
+    expect(wider.body.error).toBe('invalid_scope');
+    expect(wider.body.error_description).toContain('products_read');
+    expect((await resource(t.access_token)).status).toBe(200); // the access token still works
+    const narrow = await tokenRaw({ ...form, scope: 'products_read' }); // and the refresh token too
+    expect(narrow.status).toBe(200);
+    expect(narrow.body.scope).toBe('products_read');
+  });
+
   it('wrong client secret -> invalid_client (post 400/401, Basic 401 with WWW-Authenticate)', async () => {
     const code = await codeFor('demo-app');
     const post = await tokenRaw({ grant_type: 'authorization_code', code, client_id: 'demo-app', client_secret: 'wrong', redirect_uri: REDIRECT });

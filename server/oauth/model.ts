@@ -231,6 +231,24 @@ export async function lookupAccessToken(db: DB, accessToken: string): Promise<Ac
  * RFC 7009 revocation of a token issued to `clientId`. A refresh token takes its whole family with
  * it (RFC 7009 §2.1); an access token only itself. Unknown tokens are ignored (still a 200).
  */
+/**
+ * The scope a live (not rotated, not revoked, not expired) refresh token of `clientId` carries, or
+ * null. Read without side effects, so a refresh the library would refuse only after rotating
+ * (asking for more scope than was granted) can be refused first and leave the grant as it was.
+ */
+export async function heldRefreshScope(db: DB, clientId: string, refreshToken: string): Promise<string[] | null> {
+  const row = await db
+    .selectFrom('oauth_tokens')
+    .select(['scope', 'refresh_expires_at'])
+    .where('refresh_hash', '=', sha256(refreshToken))
+    .where('client_id', '=', clientId)
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row?.refresh_expires_at || new Date(row.refresh_expires_at).getTime() <= nowMs()) return null;
+  return row.scope as unknown as string[];
+}
+
 export async function revokeIssuedToken(db: DB, clientId: string, token: string, hint?: string): Promise<void> {
   const h = sha256(token);
   const order = hint === 'access_token' ? ['access', 'refresh'] : ['refresh', 'access'];

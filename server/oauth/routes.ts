@@ -20,6 +20,7 @@ import {
   GRANTS,
   REFRESH_TOKEN_LIFETIME,
   createModel,
+  heldRefreshScope,
   issueAuthorizationCode,
   lookupAccessToken,
   revokeIssuedToken,
@@ -408,6 +409,16 @@ export function oauthRoutes() {
     const budgets: Array<[string, BucketPolicy]> = [[`token-from:${addressOf(c)}`, TOKEN_FAILURES_PER_ADDRESS]];
     const wait = await failures.wait(c.get('db'), budgets);
     if (wait) return oauthError(c, 429, 'temporarily_unavailable', `Too many failed token requests from this address. Retry after ${wait} seconds.`, { 'Retry-After': String(wait) });
+    // The library rotates a refresh token before it checks the requested scope; a request for more
+    // than was granted is refused here first, so the refused refresh leaves the grant untouched.
+    if (form.grant_type === 'refresh_token' && form.scope && form.refresh_token) {
+      const app = await authenticateApp(c.get('db'), form.client_id ?? '', form.client_secret);
+      const held = app ? await heldRefreshScope(c.get('db'), app.id, form.refresh_token) : null;
+      const asked = form.scope.split(' ').filter(Boolean);
+      if (held && !asked.every((s) => held.includes(s))) {
+        return oauthError(c, 400, 'invalid_scope', `A refresh may narrow the scope, never widen it: this grant holds "${held.join(' ')}".`);
+      }
+    }
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((v, k) => (k === 'authorization' ? undefined : (headers[k] = v)));
     headers['content-length'] = String(Buffer.byteLength(new URLSearchParams(form).toString()));
