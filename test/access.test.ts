@@ -208,6 +208,10 @@ describe('token tier (channel API keys)', () => {
     const api = (method: string, path: string, body?: unknown) => s.req('localhost', method, `/merchants/shop_demo/3.0${path}`, body, { authorization: `Bearer ${token}` });
     const bad = await api('POST', '/channel_keys', { profile_url: 'http://agent.example/p' });
     expect(bad.status).toBe(422);
+    const extra = await api('POST', '/channel_keys', { profile_url: A, labl: 'typo' });
+    expect(extra.status).toBe(422);
+    expect(extra.body.error.details).toEqual([expect.objectContaining({ path: '$.labl' })]);
+    expect((await api('GET', '/channel_keys')).body.channel_keys.some((k: any) => k.label === 'typo')).toBe(false);
     const created = await api('POST', '/channel_keys', { profile_url: A, label: 'Agent A' });
     expect(created.status).toBe(201);
     expect(created.body.key).toMatch(/^ucp_sk_[A-Za-z0-9_-]{43}$/);

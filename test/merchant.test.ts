@@ -76,6 +76,15 @@ describe('products', () => {
     expect((await api(all, 'GET', '/3.0/products?limit=0')).status).toBe(400);
   });
 
+  it('a cursor this API did not write is 400 invalid_parameter, never page one', async () => {
+    const p1 = await api(all, 'GET', '/3.0/products?limit=2');
+    for (const cursor of ['%25%25%25', '!!!', `${p1.body.pagination.next_cursor}x`, Buffer.from('p:-1').toString('base64url'), Buffer.from('p:1.5').toString('base64url')]) {
+      const r = await api(all, 'GET', `/3.0/products?limit=2&cursor=${cursor}`);
+      expect(r.status, cursor).toBe(400);
+      expect(r.body.error.code).toBe('invalid_parameter');
+    }
+  });
+
   it('a product created here is found by UCP catalog search at once; PUT and DELETE too', async () => {
     const created = await api(all, 'POST', '/3.0/products', product('prod_quokka_lamp'));
     expect(created.status).toBe(201);

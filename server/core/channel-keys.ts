@@ -4,11 +4,18 @@
  * so a hash lookup is safe; the stored hash is still compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import type { DB } from '../db/index.ts';
 import { InvalidRequest } from './errors.ts';
 import { checkProfileUrl } from './platform-profiles.ts';
 
 export const KEY_PREFIX = 'ucp_sk_';
+
+/** The body that issues a key (merchant API): exactly these fields; the URL rules are checked on issue. */
+export const ChannelKeyInput = z.strictObject({
+  profile_url: z.string().describe('The platform profile URL the key acts for.'),
+  label: z.string().max(200).nullable().optional().describe('A name for telling keys apart.'),
+});
 const KEY_RE = /^ucp_sk_[A-Za-z0-9_-]{43}$/;
 
 export interface ChannelKey {

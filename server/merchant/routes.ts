@@ -17,7 +17,7 @@ import { Conflict, createCustomer, findCustomer, listCustomers } from '../core/c
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
 import { listDeliveries, redeliver } from '../core/webhooks.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/webhook-endpoints.ts';
-import { issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
+import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { authenticateBearer } from '../oauth/routes.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
@@ -97,8 +97,10 @@ function pageParams(c: Context): { limit: number; after: number } {
   if (!Number.isInteger(limit) || limit < 1 || limit > 250) throw new ApiError(400, 'invalid_parameter', 'limit must be an integer from 1 to 250.');
   const cursor = c.req.query('cursor');
   if (cursor === undefined || cursor === '') return { limit, after: 0 };
-  const after = Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^p:/, ''));
-  if (!Number.isSafeInteger(after) || after < 0) throw new ApiError(400, 'invalid_parameter', 'cursor is not one this API returned.');
+  // Only a cursor this API wrote round-trips exactly; base64url decoding alone skips stray characters.
+  const m = /^p:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const after = m ? Number(m[1]) : -1;
+  if (after < 0 || cursorOf(after) !== cursor) throw new ApiError(400, 'invalid_parameter', 'cursor is not one this API returned.');
   return { limit, after };
 }
 
@@ -325,8 +327,7 @@ export function merchantRoutes() {
   });
 
   r.post(`${v}/channel_keys`, guard('sales_channel_write'), async (c) => {
-    const body = (await readJson(c)) as Record<string, unknown> | null;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(422, 'validation_failed', 'Send {"profile_url": "https://…", "label"?: "…"}.');
+    const body = parseOrThrow(ChannelKeyInput, await readJson(c));
     const { key, record } = await issueChannelKey(c.get('db'), c.get('merchant').id, { profileUrl: body.profile_url, label: body.label }, { allowInsecureLoopback: allowInsecureProfiles(c.get('config')) });
     c.header('Location', `${new URL(c.req.url).pathname}/${record.id}`);
     return c.json({ ...record, key }, 201);
