@@ -97,10 +97,9 @@ export function createApp({ db, config }: AppDeps) {
     await next();
   });
 
+  // Protocol first, CORS second: a shop with the protocol off answers even a preflight with 404.
   const corsMw = publicCors(UCP_CORS);
-  app.use('/api/ucp/*', corsMw);
-  app.use('/api/ucp', corsMw);
-  app.use(DISCOVERY_PATH, corsMw);
+  for (const path of ['/api/ucp/*', '/api/ucp', DISCOVERY_PATH]) app.use(path, requireProtocol, corsMw);
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => protocolError(c, 413, 'request_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`),
@@ -108,10 +107,9 @@ export function createApp({ db, config }: AppDeps) {
   app.use('/api/*', limit);
 
   // A plain route, not a sub-app: the hottest public document goes through as few layers as possible.
-  app.get(DISCOVERY_PATH, requireProtocol, discoveryHandler);
+  app.get(DISCOVERY_PATH, discoveryHandler);
 
   const rest = new Hono<AppEnv>();
-  rest.use('*', requireProtocol);
   rest.route('/', ucpRestRoutes());
   rest.route('/', cartRoutes());
   restMethodFallbacks(rest);

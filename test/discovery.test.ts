@@ -75,6 +75,16 @@ describe('GET /.well-known/ucp', () => {
     }
   });
 
+  it('a domain without the protocol answers CORS preflights 404, with no CORS grant', async () => {
+    for (const host of ['offline.localhost', 'nowhere.localhost']) {
+      for (const path of ['/.well-known/ucp', '/api/ucp', '/api/ucp/carts', '/api/ucp/catalog/search', '/mcp']) {
+        const r = await s.req(host, 'OPTIONS', path, undefined, { origin: 'https://agent.example', 'access-control-request-method': 'POST' });
+        expect(r.status, `${host} OPTIONS ${path}`).toBe(404);
+        expect(r.headers['access-control-allow-origin'], `${host} ${path}`).toBeUndefined();
+      }
+    }
+  });
+
   it('answers CORS preflight with the UCP request headers allowed', async () => {
     const r = await s.req('demo.localhost', 'OPTIONS', '/.well-known/ucp', undefined, {
       origin: 'https://agent.example',
