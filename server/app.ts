@@ -62,6 +62,7 @@ export function createRequestListener(deps: AppDeps) {
   const probes = healthProbes(deps.db, () => stopping);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (deps.config.accessLog) logWhenDone(req, res);
+    if (req.method !== 'GET' && req.method !== 'HEAD') closeWhenBodyUnread(req, res);
     if (probes(req, res) || discovery(req, res)) return;
     const p = Promise.resolve(hono(req, res)).catch(() => {});
     inFlight.add(p);
@@ -73,6 +74,20 @@ export function createRequestListener(deps: AppDeps) {
     while (inFlight.size) await Promise.race([Promise.allSettled([...inFlight]), deadline.then(() => inFlight.clear())]);
   };
   return { listener, drain };
+}
+
+/**
+ * A response that goes out before its request's body was read (a 413, a refusal before parsing)
+ * says `Connection: close`, and Node ends the socket after it. The unread rest of the body is then
+ * drained or the socket destroyed by the adapter; a keep-alive client that reused that socket
+ * would meet a reset on its next request.
+ */
+function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    if (!req.complete) this.setHeader('Connection', 'close');
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
 }
 
 export function createApp({ db, config }: AppDeps) {

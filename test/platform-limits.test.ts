@@ -40,3 +40,36 @@ describe('platform body limits', () => {
     expect((await s.db.selectFrom('customers').select('id').execute()).length).toBe(before);
   });
 });
+
+describe('a refused body closes the connection', () => {
+  it('413 before the body is read says Connection: close, and a keep-alive client carries on', async () => {
+    const { Agent, request } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, headers: Record<string, string | number>, body?: Buffer) =>
+      new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+        const r = request({ host: '127.0.0.1', port: s.port, agent, method, path, headers: { host: `demo.localhost:${s.port}`, ...headers } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        });
+        r.on('error', reject);
+        // Only the first part of a body announced as far larger than the limit: the answer comes before the rest.
+        if (body) r.write(body);
+        else r.end();
+      });
+    try {
+      const big = await send('POST', '/api/ucp/carts', { 'content-type': 'application/json', 'content-length': 8 * 1024 * 1024 }, Buffer.alloc(64 * 1024, 0x20));
+      expect(big.status).toBe(413);
+      expect(big.connection).toBe('close');
+      for (let i = 0; i < 3; i++) {
+        const next = await send('GET', '/.well-known/ucp', {});
+        expect(next.status).toBe(200);
+      }
+      const query = Buffer.from('{"query":"mug"}');
+      const read = await send('POST', '/api/ucp/catalog/search', { 'content-type': 'application/json', 'content-length': query.length }, query);
+      expect(read.status).toBe(200);
+      expect(read.connection).toBe('keep-alive'); // a body that was read keeps the connection
+    } finally {
+      agent.destroy();
+    }
+  });
+});
