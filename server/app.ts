@@ -6,7 +6,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getRequestListener } from '@hono/node-server';
-import { serveStatic } from '@hono/node-server/serve-static';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import type { DB } from './db/index.ts';
@@ -24,7 +23,7 @@ import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { clientAddress } from './http/rate-limit.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
-import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
+import { AGENT_HOSTNAME, agentSite, staticFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
 export interface AppDeps {
@@ -142,7 +141,7 @@ export function createApp({ db, config }: AppDeps) {
   // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
   app.use('*', platformRoutes());
 
-  app.use('/*', serveStatic({ root: './public' }));
+  app.use('/*', staticFiles('./public'));
 
   app.notFound((c) => protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`));
   app.onError((err, c) => renderError(err, c));

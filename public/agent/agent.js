@@ -74,6 +74,7 @@ async function hostJs() {
     if (m.chunks && m.chunks.length && HTMLScriptElement.supports && HTMLScriptElement.supports('importmap')) {
       const map = document.createElement('script');
       map.type = 'importmap';
+      map.nonce = document.querySelector('script[nonce]')?.nonce ?? ''; // the page's CSP admits scripts by nonce
       map.textContent = JSON.stringify({ imports: {}, integrity: Object.fromEntries(m.chunks.map((c) => [c.url, c.integrity])) });
       document.head.append(map);
     }

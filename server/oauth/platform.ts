@@ -9,6 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { errorPage } from './pages.ts';
 import type { AppEnv, AppVariables } from '../http/env.ts';
 import { renderError } from '../http/errors.ts';
+import { htmlSecurityHeaders } from '../http/html-security.ts';
 import { oauthRoutes } from './routes.ts';
 import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
@@ -26,6 +27,8 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
     for (const k of VARS) c.set(k, c.env.parent.get(k) as never);
     await next();
   });
+  // Every HTML page of the platform leaves with nosniff and a policy, error pages included.
+  inner.use('*', htmlSecurityHeaders());
   // Bodies are bounded before anything reads them (413, in each area's own error format).
   inner.use('/oauth2/*', bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => c.json({ error: 'invalid_request', error_description: `The body exceeds ${FORM_MAX_BYTES} bytes.` }, 413) }));
   const pageLimit = bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => c.html(errorPage('Request too large', `The form exceeds ${FORM_MAX_BYTES} bytes.`), 413) });

@@ -8,14 +8,51 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { AppEnv } from '../http/env.ts';
 import { requireProtocol } from '../ucp/guard.ts';
 import { protocolError } from '../http/errors.ts';
+import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
 
 export const AGENT_HOSTNAME = 'agent.localhost';
 
+/** The demo shop next to a page: the page's host name with its first label replaced by `demo`. */
+function demoShopOrigin(origin: string): string {
+  const u = new URL(origin);
+  u.hostname = ['demo', ...u.hostname.split('.').slice(1)].join('.');
+  return u.origin;
+}
+
+/**
+ * The demo agent's pages (and the framing fixtures next to them): scripts of their own and, by
+ * nonce, the import map they add; host.js and the cart API from the demo shop; frames of any shop.
+ */
+export function agentPageCsp(origin: string, nonce: string): string {
+  const shop = demoShopOrigin(origin);
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' ${shop}`,
+    "style-src 'self'",
+    `img-src 'self' data: ${shop}`,
+    `connect-src 'self' ${shop}`,
+    "frame-src http: https:", // an agent frames whichever shop's cart it opens
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors http: https:", // the framing fixtures are framed by the agent page
+  ].join('; ');
+}
+
+/** Static files from `root`; HTML among them leaves with nosniff and the agent page policy. */
+export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
+  const files = serveStatic({ root });
+  return async (c, next) => {
+    const res: unknown = await files(c, next);
+    // serveStatic hands back a Response when it found a file, else whatever `next` resolved to.
+    return res instanceof Response ? withStaticHtmlPolicy(res, (nonce) => agentPageCsp(c.get('origin'), nonce)) : undefined;
+  };
+}
+
 /** Requests for agent.localhost never reach the shop routes. */
 export function agentSite(): MiddlewareHandler<AppEnv> {
-  const files = serveStatic({ root: './public/agent' });
+  const files = staticFiles('./public/agent');
   return async (c, next) => {
     if (c.get('hostname') !== AGENT_HOSTNAME) return next();
     const res = await files(c, async () => {});

@@ -50,6 +50,21 @@ header{display:flex;align-items:center;justify-content:space-between;padding:.5r
 h2{font:600 1rem system-ui,sans-serif;margin:0}button{font:inherit;cursor:pointer}
 iframe{flex:1;border:0;width:100%}p{font:1rem system-ui,sans-serif;margin:1rem}a{color:LinkText}`;
 
+let sheet: CSSStyleSheet | undefined;
+/**
+ * Styles as a constructable stylesheet: an agent page with a strict CSP (`style-src 'self'`, as our
+ * demo agent sends) refuses a <style> element, but not adopted sheets. Engines without them get the
+ * element.
+ */
+function adoptCss(root: ShadowRoot) {
+  try {
+    if (!sheet) (sheet = new CSSStyleSheet()).replaceSync(CSS);
+    root.adoptedStyleSheets = [sheet];
+  } catch {
+    root.append(h('style', {}, CSS));
+  }
+}
+
 const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text = '') => {
   const el = document.createElement(tag);
   for (const k in attrs) el.setAttribute(k, attrs[k]);
@@ -92,7 +107,8 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   const status = h('p', { role: 'status' }, 'Loading cart…');
   header.append(title, closeBtn);
   dialog.append(header, status);
-  root.append(h('style', {}, CSS), dialog);
+  adoptCss(root);
+  root.append(dialog);
   mount.append(box);
   dialog.showModal();
 
