@@ -15,6 +15,11 @@ export interface Config {
    * for local development (docs/access.md). UCP_ALLOW_INSECURE_PROFILE_URLS=1; always off in production.
    */
   allowInsecureProfileUrls: boolean;
+  /**
+   * The account service's public issuer (AUTH_URL), e.g. `https://accounts.example.com`. Required in
+   * production; in development the issuer follows the request's origin when it is unset.
+   */
+  authUrl?: string;
   /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
   accessLog?: boolean;
   /**
@@ -33,7 +38,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && (env.UCP_ALLOW_INSECURE_PROFILE_URLS === '1' || env.UCP_ALLOW_INSECURE_PROFILE_URLS === 'true'),
+    authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
     seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
   };
+}
+
+/** A configuration the server must not start with. main.ts prints the message without a stack. */
+export class ConfigError extends Error {}
+
+/** Refuses configurations that would be unsafe to serve (checked by startServer before anything opens). */
+export function checkConfig(config: Config): void {
+  const problems: string[] = [];
+  if (config.authUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(config.authUrl);
+    } catch {
+      u = undefined;
+    }
+    if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash || u.username) problems.push(`AUTH_URL must be an absolute http(s) URL with no query, fragment or credentials (got "${config.authUrl}").`);
+    else if (config.mode === 'production' && u.protocol !== 'https:') problems.push(`AUTH_URL must be https in production (got "${config.authUrl}").`);
+  } else if (config.mode === 'production') {
+    problems.push('AUTH_URL is required in production: the OAuth issuer must not follow the Host header of whoever asks. Set it to the public URL of the account service, e.g. AUTH_URL=https://accounts.example.com.');
+  }
+  if (problems.length) throw new ConfigError(problems.join('\n'));
 }

@@ -1,8 +1,13 @@
 /** `npm start`: the storefront server with the embedded database and demo data. */
 import { startServer } from './server.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
+import { ConfigError } from './config.ts';
 
-const running = await startServer();
+const running = await startServer().catch((e: unknown) => {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(`Not starting: ${e.message}`);
+  process.exit(2);
+});
 const { port, config } = running;
 const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
 console.log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);

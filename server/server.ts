@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from './config.ts';
+import { checkConfig, loadConfig, type Config } from './config.ts';
 import { openDatabase, type DB } from './db/index.ts';
 import { createRequestListener } from './app.ts';
 import { prepareDatabase } from './seed/prepare.ts';
@@ -29,6 +29,7 @@ export function demoShops(config: Pick<Config, 'seedDemo' | 'mode'>): boolean {
 
 export async function startServer(overrides: Partial<Config> = {}, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
+  checkConfig(config);
   const db = await openDatabase(config);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
   await prepareDatabase(db, { demo: opts.seed !== false && demoShops(config), accounts: opts.seed !== false && config.mode === 'development' });

@@ -37,3 +37,31 @@ describe('first start', () => {
     expect(demoShops(loadConfig({ SEED_DEMO: '0' }))).toBe(false);
   });
 });
+
+describe('the OAuth issuer never follows a stranger\'s Host header in production', () => {
+  it('production refuses to start without AUTH_URL, naming the setting; and refuses a plain-http one', async () => {
+    await expect(startTestServer({ mode: 'production', authUrl: undefined })).rejects.toThrow(/AUTH_URL is required in production/);
+    await expect(startTestServer({ mode: 'production', authUrl: 'http://accounts.example.com' })).rejects.toThrow(/AUTH_URL must be https/);
+    await expect(startTestServer({ authUrl: 'not a url' })).rejects.toThrow(/AUTH_URL must be an absolute/);
+  });
+
+  it('with AUTH_URL the metadata names it whatever Host says, cacheable; without (development) it follows Host, uncached', async () => {
+    const prod = await startTestServer({ mode: 'production', authUrl: 'https://accounts.example.com/' });
+    try {
+      const r = await prod.req('evil.example', 'GET', '/.well-known/oauth-authorization-server', undefined, { host: 'evil.example' });
+      expect(r.body.issuer).toBe('https://accounts.example.com');
+      expect(r.body.token_endpoint).toBe('https://accounts.example.com/oauth2/access_token');
+      expect(r.headers['cache-control']).toBe('public, max-age=300');
+    } finally {
+      await prod.close();
+    }
+    const dev = await startTestServer();
+    try {
+      const r = await dev.req('localhost', 'GET', '/.well-known/oauth-authorization-server');
+      expect(r.body.issuer).toBe(`http://localhost:${dev.port}`);
+      expect(r.headers['cache-control']).toBe('no-store');
+    } finally {
+      await dev.close();
+    }
+  });
+});

@@ -31,9 +31,9 @@ import { csrfOk, ensureSession, getSession, loginSession, type Session } from '.
 
 const REQUEST_LIFETIME_MS = 30 * 60 * 1000;
 
-/** The issuer: `AUTH_URL` when configured, else the platform origin the request came to. */
+/** The issuer: `AUTH_URL` when configured (always in production), else the platform origin the request came to. */
 export function issuerOf(c: Context<AppEnv>): string {
-  return (process.env.AUTH_URL || c.get('origin')).replace(/\/+$/, '');
+  return (c.get('config').authUrl ?? c.get('origin')).replace(/\/+$/, '');
 }
 
 /** The per-merchant addresses (documented in docs/oauth.md). */
@@ -252,7 +252,8 @@ export function oauthRoutes() {
 
   r.get('/.well-known/oauth-authorization-server', (c) => {
     const iss = issuerOf(c);
-    c.header('Cache-Control', 'public, max-age=300');
+    // A configured issuer is the same for everyone; one that follows Host is nobody else's to cache.
+    c.header('Cache-Control', c.get('config').authUrl ? 'public, max-age=300' : 'no-store');
     return c.json({
       issuer: iss,
       authorization_endpoint: `${iss}/oauth2/authorize`,

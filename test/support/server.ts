@@ -28,7 +28,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const testDb = base && overrides.databaseUrl === undefined ? await createTestDatabase(base) : undefined;
   let running: RunningServer;
   try {
-    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...overrides });
+    // Production refuses to start without an issuer (AUTH_URL); production-mode tests get a placeholder unless they name one.
+    const issuer = overrides.mode === 'production' && !('authUrl' in overrides) ? { authUrl: 'https://accounts.test.example' } : {};
+    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...issuer, ...overrides });
   } catch (e) {
     await testDb?.drop();
     throw e;
