@@ -10,6 +10,7 @@ import type { AppEnv } from '../http/env.ts';
 import { isInvalidText, isUnavailable } from '../http/errors.ts';
 import type { Shop } from '../core/types.ts';
 import { InvalidRequest, parseOrThrow, type FieldIssue } from '../core/errors.ts';
+import { unacceptableText } from '../../src/wire/text.ts';
 import { findShopById } from '../core/shops.ts';
 import { StoredProduct } from '../core/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
@@ -83,11 +84,15 @@ async function readJson(c: Context): Promise<unknown> {
   }
   const raw = await c.req.text();
   if (raw.length > 1024 * 1024) throw new ApiError(413, 'request_too_large', 'The body exceeds 1 MiB.');
+  let body: unknown;
   try {
-    return JSON.parse(raw);
+    body = JSON.parse(raw);
   } catch (e) {
     throw new ApiError(400, 'invalid_json', `The body is not valid JSON: ${(e as Error).message}`);
   }
+  const bad = unacceptableText(body);
+  if (bad) throw new ApiError(400, 'invalid_text', `${bad.path}: ${bad.content}`, { details: [{ path: bad.path, code: 'invalid_character', content: bad.content }] });
+  return body;
 }
 
 /** `limit` (1..250, default 50) and an opaque `cursor` from the previous page. */

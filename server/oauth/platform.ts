@@ -10,7 +10,7 @@ import { errorPage } from './pages.ts';
 import type { AppEnv, AppVariables } from '../http/env.ts';
 import { renderError } from '../http/errors.ts';
 import { htmlSecurityHeaders } from '../http/html-security.ts';
-import { oauthRoutes } from './routes.ts';
+import { FormTextError, oauthRoutes } from './routes.ts';
 import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
 
@@ -39,7 +39,17 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
   inner.notFound(() => new Response(null, { status: 404, headers: { [MISS]: '1' } }));
-  inner.onError((err, c) => renderError(err, c));
+  inner.onError((err, c) => {
+    if (err instanceof FormTextError) {
+      // The token and revocation endpoints speak OAuth JSON; every other form is a page.
+      if (c.req.path.startsWith('/oauth2/access_token') || c.req.path.startsWith('/oauth2/revoke')) {
+        c.header('Cache-Control', 'no-store');
+        return c.json({ error: 'invalid_request', error_description: err.message }, 400);
+      }
+      return c.html(errorPage('Invalid form', err.message), 400);
+    }
+    return renderError(err, c);
+  });
 
   return async (c, next) => {
     if (c.get('shop') !== null) return next();

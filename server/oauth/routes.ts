@@ -14,6 +14,7 @@ import { authenticateApp, findApp, findUser, verifyLogin, type User } from '../c
 import { findShopById } from '../core/shops.ts';
 import { SCOPES, SCOPE_NAMES, parseScope } from '../core/scopes.ts';
 import { nowMs } from './clock.ts';
+import { textProblem } from '../../src/wire/text.ts';
 import { randomToken } from './crypto.ts';
 import {
   ACCESS_TOKEN_LIFETIME,
@@ -68,9 +69,21 @@ export async function readForm(c: Context<AppEnv>): Promise<{ form: Record<strin
   let duplicate: string | undefined;
   for (const [k, v] of params) {
     if (k in form) duplicate ??= k;
+    const problem = textProblem(k) ?? textProblem(v);
+    if (problem) throw new FormTextError(k, problem);
     form[k] = v;
   }
   return { form, duplicate };
+}
+
+/** A form field the store cannot accept (NUL); rendered by the platform as a 400 naming the field. */
+export class FormTextError extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`The form field ${JSON.stringify(field.replace(/\0/g, '\\u0000'))} is not acceptable: ${problem}`);
+  }
 }
 
 function oauthError(c: Context<AppEnv>, status: 400 | 401 | 429, error: string, description: string, headers: Record<string, string> = {}) {
