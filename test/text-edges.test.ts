@@ -1,6 +1,6 @@
 /**
  * Text the store cannot accept (a lone UTF-16 surrogate, the NUL character) is the caller's
- * mistake: 400 naming the field at every edge, nothing stored (src/wire/text.ts). Before this rule
+ * mistake: 400 naming the field at every edge, nothing stored (src/wire/input.ts). Before this rule
  * PostgreSQL refused the text and the caller met a 500.
  */
 import './support/localhost-dns.mjs';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 import { tokensFor } from './oauth-helpers.ts';
-import { unacceptableText } from '../src/wire/text.ts';
+import { inputProblem } from '../src/wire/input.ts';
 
 const PROFILE = 'https://platform.example/.well-known/ucp';
 serveProfiles({ [PROFILE]: platformProfile() });
@@ -25,10 +25,10 @@ const carts = async () => (await s.db.selectFrom('carts').select('id').execute()
 
 describe('the rule', () => {
   it('finds lone surrogates and NUL in values and keys, and lets paired surrogates and other text through', () => {
-    expect(unacceptableText({ a: [{ b: BAD.surrogate }] })).toMatchObject({ path: '$.a[0].b' });
-    expect(unacceptableText({ a: BAD.low })).toMatchObject({ path: '$.a' });
-    expect(unacceptableText({ [BAD.nul]: 1 })?.content).toContain('NUL');
-    expect(unacceptableText({ ok: '😀 \u200f مرحبا 𝄞', n: 1, z: null })).toBeNull();
+    expect(inputProblem({ a: [{ b: BAD.surrogate }] })).toMatchObject({ path: '$.a[0].b' });
+    expect(inputProblem({ a: BAD.low })).toMatchObject({ path: '$.a' });
+    expect(inputProblem({ [BAD.nul]: 1 })?.content).toContain('NUL');
+    expect(inputProblem({ ok: '😀 \u200f مرحبا 𝄞', n: 1, z: null })).toBeNull();
   });
 });
 
@@ -69,18 +69,18 @@ describe.each(Object.entries(BAD))('%s in text', (_kind, bad) => {
     expect(await carts()).toBe(before);
   });
 
-  it('merchant API product title → 400 invalid_text naming the field, nothing stored', async () => {
+  it('merchant API product title → 400 invalid_input naming the field, nothing stored', async () => {
     const token = (await tokensFor(s, 'products_write products_read')).access_token;
     const r = await s.req('localhost', 'POST', '/merchants/shop_demo/3.0/products', { id: 'prod_bad_text', handle: 'bad-text', title: bad, variants: [{ id: 'var_bad_text', price: 100 }] }, { authorization: `Bearer ${token}` });
     expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ code: 'invalid_text', details: [expect.objectContaining({ path: '$.title' })] });
+    expect(r.body.error).toMatchObject({ code: 'invalid_input', details: [expect.objectContaining({ path: '$.title' })] });
     expect(await s.db.selectFrom('products').select('id').where('id', '=', 'prod_bad_text').executeTakeFirst()).toBeUndefined();
   });
 
   it('GraphQL variables → 400 naming the variable', async () => {
     const r = await s.req('demo.localhost', 'POST', '/graphql/3.0', { query: 'query($x: String) { apiVersion }', variables: { x: bad } }, { accept: 'application/graphql-response+json' });
     expect(r.status).toBe(400);
-    expect(r.body.errors[0].extensions).toMatchObject({ code: 'INVALID_TEXT', path: '$.variables.x' });
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', path: '$.variables.x' });
   });
 });
 

@@ -27,7 +27,7 @@ import { rateLimit } from '../http/rate-limit.ts';
 import type { RateLimitOptions, RateLimiter } from '../http/rate-limit.ts';
 import { GRAPHQL_LIMITS, depthLimitRule } from './limits.ts';
 import { schema as defaultSchema } from './schema.ts';
-import { unacceptableText } from '../../src/wire/text.ts';
+import { inputProblem } from '../../src/wire/input.ts';
 
 /** Default GraphQL budget per client: bursts of 60 requests, refilled at 10 per second (600/min sustained). */
 export const GRAPHQL_RATE_LIMIT = { capacity: 60, refillPerSecond: 10 } as const;
@@ -117,8 +117,8 @@ export function graphqlRoutes(opts: GraphQLRoutesOptions = {}): Hono {
     onSubscribe(req, params) {
       const accept = req.raw.headers.get('accept');
       const { query, operationName, variables } = params;
-      const bad = unacceptableText({ query, operationName, variables });
-      if (bad) return requestError(accept, 400, [{ message: `${bad.path}: ${bad.content}`, extensions: { code: 'INVALID_TEXT', path: bad.path } }]);
+      const bad = inputProblem({ query, operationName, variables });
+      if (bad) return requestError(accept, 400, [{ message: `${bad.path}: ${bad.content}`, extensions: { code: 'INVALID_INPUT', path: bad.path } }]);
       if (byteLength(query) > GRAPHQL_LIMITS.maxQueryBytes) {
         return requestError(accept, 400, [
           {

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { InvalidRequest, type FieldIssue } from '../core/errors.ts';
 import { ProtocolFailure } from './errors.ts';
-import { jsonPath, unacceptableText } from '../../src/wire/text.ts';
+import { jsonPath, inputProblem, MAX_UCP_STRING_LENGTH } from '../../src/wire/input.ts';
 
 z.config(en());
 
@@ -20,7 +20,7 @@ export function zodIssues(error: z.core.$ZodError, root = '$'): FieldIssue[] {
 
 /** Validates a value against a wire schema; throws InvalidRequest naming each bad field. */
 export function validate<T extends z.ZodMiniType>(schema: T, value: unknown, root = '$'): z.infer<T> {
-  const bad = unacceptableText(value, root);
+  const bad = inputProblem(value, { root, maxString: MAX_UCP_STRING_LENGTH });
   if (bad) {
     throw new InvalidRequest('invalid_request', `The request has 1 invalid field: ${bad.path} (${bad.content})`, [{ path: bad.path, code: 'invalid_character', content: bad.content }]);
   }

@@ -10,7 +10,7 @@ import type { AppEnv } from '../http/env.ts';
 import { isInvalidText, isUnavailable } from '../http/errors.ts';
 import type { Shop } from '../core/types.ts';
 import { InvalidRequest, parseOrThrow, type FieldIssue } from '../core/errors.ts';
-import { unacceptableText } from '../../src/wire/text.ts';
+import { inputProblem, MAX_MERCHANT_STRING_LENGTH } from '../../src/wire/input.ts';
 import { findShopById } from '../core/shops.ts';
 import { StoredProduct } from '../core/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
@@ -90,8 +90,8 @@ async function readJson(c: Context): Promise<unknown> {
   } catch (e) {
     throw new ApiError(400, 'invalid_json', `The body is not valid JSON: ${(e as Error).message}`);
   }
-  const bad = unacceptableText(body);
-  if (bad) throw new ApiError(400, 'invalid_text', `${bad.path}: ${bad.content}`, { details: [{ path: bad.path, code: 'invalid_character', content: bad.content }] });
+  const bad = inputProblem(body, { maxString: MAX_MERCHANT_STRING_LENGTH });
+  if (bad) throw new ApiError(400, 'invalid_input', `${bad.path}: ${bad.content}`, { details: [{ path: bad.path, code: 'invalid_character', content: bad.content }] });
   return body;
 }
 

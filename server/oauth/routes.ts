@@ -14,7 +14,7 @@ import { authenticateApp, findApp, findUser, verifyLogin, type User } from '../c
 import { findShopById } from '../core/shops.ts';
 import { SCOPES, SCOPE_NAMES, parseScope } from '../core/scopes.ts';
 import { nowMs } from './clock.ts';
-import { textProblem } from '../../src/wire/text.ts';
+import { textProblem } from '../../src/wire/input.ts';
 import { randomToken } from './crypto.ts';
 import {
   ACCESS_TOKEN_LIFETIME,

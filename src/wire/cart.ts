@@ -18,6 +18,18 @@ export const MAX_CUSTOMIZATION_VALUE_LENGTH = 1000;
 export const MAX_DISCOUNT_CODES = 10;
 export const MAX_DISCOUNT_CODE_LENGTH = 64;
 
+/** Largest JSON of each open object a cart stores as sent (buyer, context, signals, attribution). */
+export const MAX_OPEN_OBJECT_BYTES = 4096;
+/** Largest cart request as JSON (everything one cart stores from it: lines, customizations, open objects). */
+export const MAX_CART_REQUEST_BYTES = 256 * 1024;
+
+/**
+ * UCP keeps these objects open for extension (additionalProperties), so no schema bounds what an
+ * extension field may hold: the JSON size does. UTF-16 code units stand in for bytes.
+ */
+const jsonWithin = (max: number, what: string) =>
+  z.refine((v: unknown) => v === undefined || JSON.stringify(v).length <= max, `${what} must be at most ${max} bytes as JSON`);
+
 const Id = z.string().check(z.minLength(1), z.maxLength(256));
 
 export const CustomizationEntry = z.looseObject({
@@ -57,18 +69,19 @@ const Buyer = z.optional(
 
 const cartFields = {
   line_items: z.array(LineItemInput).check(z.maxLength(MAX_LINE_ITEMS, `at most ${MAX_LINE_ITEMS} line items per cart`)),
-  context: z.optional(Context),
-  signals: Signals,
-  attribution: Attribution,
-  buyer: Buyer,
+  context: z.optional(Context.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'context'))),
+  signals: Signals.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'signals')),
+  attribution: Attribution.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'attribution')),
+  buyer: Buyer.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'buyer')),
   discounts: z.optional(DiscountsInput),
 };
+const wholeCart = jsonWithin(MAX_CART_REQUEST_BYTES, 'The cart request');
 
-export const CreateCartRequest = z.looseObject(cartFields);
+export const CreateCartRequest = z.looseObject(cartFields).check(wholeCart);
 export type CreateCartRequest = z.infer<typeof CreateCartRequest>;
 
 /** `id` is optional (the path/tool argument names the cart); when present it must match. */
-export const UpdateCartRequest = z.looseObject({ id: z.optional(z.string().check(z.maxLength(256))), ...cartFields });
+export const UpdateCartRequest = z.looseObject({ id: z.optional(z.string().check(z.maxLength(256))), ...cartFields }).check(wholeCart);
 export type UpdateCartRequest = z.infer<typeof UpdateCartRequest>;
 
 /** types/total.json entry. Amounts are integers in the cart currency's minor units. */
