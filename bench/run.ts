@@ -39,6 +39,48 @@ async function serveBenchProfile(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/.well-known/ucp`;
 }
 
+const CART_BODIES = [
+  JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] }),
+  JSON.stringify({ line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'For Sam' }] }] }),
+];
+
+/**
+ * What the transport budgets cost (docs/security.md): the same search and cart-create cases on the
+ * same database with the limiter on (bench-sized budgets, so it takes a token every request and
+ * never refuses) and off (UCP_RATE_LIMITS=off), alternating servers twice.
+ */
+async function limiterCost(dataDir: string): Promise<Row[]> {
+  const sums: Record<string, { on: number; off: number; p99on: number; p99off: number }> = {};
+  for (let round = 0; round < 2; round++) {
+    for (const mode of ['off', 'on'] as const) {
+      const port = await freePort();
+      const env = { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_RATE_LIMITS: mode === 'on' ? 'on' : 'off' };
+      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, /listening/);
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        const cases: Array<[string, Row]> = [
+          ['catalog search, 10 connections', await load(`search, limiter ${mode}`, { url, host: 'bench.localhost', method: 'POST', path: '/api/ucp/catalog/search', bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })), durationSec: seconds })],
+          ['cart create (durable)', await load(`cart create, limiter ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds })],
+        ];
+        for (const [name, r] of cases) {
+          const sum = (sums[name] ??= { on: 0, off: 0, p99on: 0, p99off: 0 });
+          sum[mode] += r.rps;
+          sum[mode === 'on' ? 'p99on' : 'p99off'] = Math.max(sum[mode === 'on' ? 'p99on' : 'p99off'], r.p99);
+        }
+      } finally {
+        await stop(server);
+      }
+    }
+  }
+  return Object.entries(sums).flatMap(([name, v]) => {
+    console.log(`  limiter cost, ${name}: on ${Math.round(v.on / 2)} req/s vs off ${Math.round(v.off / 2)} req/s = ${((v.on / v.off) * 100).toFixed(1)}%`);
+    return [
+      { name: `${name}, transport limiter on`, rps: Math.round(v.on / 2), p99: v.p99on },
+      { name: `${name}, transport limiter off`, rps: Math.round(v.off / 2), p99: v.p99off },
+    ];
+  });
+}
+
 async function main() {
   const rows: Row[] = [];
   process.env.BENCH_PROFILE_URL = await serveBenchProfile();
@@ -89,6 +131,7 @@ async function main() {
       } finally {
         await stop(server);
       }
+      if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

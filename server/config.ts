@@ -20,6 +20,12 @@ export interface Config {
    * production; in development the issuer follows the request's origin when it is unset.
    */
   authUrl?: string;
+  /**
+   * Per-client budgets on the UCP REST and MCP transports (server/http/transport-limits.ts). On by
+   * default; UCP_RATE_LIMITS=off for a deployment whose gateway already limits per client, and in
+   * the test harness (test/support/server.ts), whose suites are one client on purpose.
+   */
+  transportRateLimits: boolean;
   /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
   accessLog?: boolean;
   /**
@@ -39,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && (env.UCP_ALLOW_INSECURE_PROFILE_URLS === '1' || env.UCP_ALLOW_INSECURE_PROFILE_URLS === 'true'),
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
+    transportRateLimits: env.UCP_RATE_LIMITS !== 'off' && env.UCP_RATE_LIMITS !== '0',
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
     seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
   };

@@ -8,13 +8,21 @@
  *   MCP:  never a 5xx; the answer is JSON-RPC 2.0 with a `result` object or an `error` whose
  *         `code` is a number.
  *
- * 1,000 cases per property by default; `FUZZ_RUNS=20000 npm run test:fuzz` for a longer run.
+ * The same holds for the merchant API (`{error: {code, message}}`), GraphQL (`{errors}`) and the
+ * token endpoint (`{error, error_description}`). Text includes the classes that once reached a 500
+ * (lone surrogates, NUL) and others that trip parsers (RTL marks, 4-byte characters, huge strings);
+ * wrong-type values include deeply nested and very wide objects.
+ *
+ * 1,000 cases per property by default (CI); `npm run test:fuzz` runs 100,000.
  * A failure prints the shrunk request and fast-check's seed (`FUZZ_SEED=... ` reproduces it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startTestServer, type TestResponse, type TestServer } from './support/server.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
+import { tokensFor } from './oauth-helpers.ts';
+import { ROUTE_SCOPES } from '../server/merchant/routes.ts';
+import { SCOPE_NAMES } from '../server/core/scopes.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -25,8 +33,10 @@ serveProfiles({ [PROFILE]: platformProfile() });
 
 let s: TestServer;
 let cartId = '';
+let merchantToken = '';
 beforeAll(async () => {
   s = await startTestServer();
+  merchantToken = (await tokensFor(s, SCOPE_NAMES.join(' '))).access_token;
   const c = await s.req(HOST, 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] });
   cartId = c.body.id;
 });
@@ -35,13 +45,28 @@ afterAll(() => s?.close());
 /* ---------- arbitraries from the request shapes ---------- */
 
 /** Usually `arb`, sometimes any JSON value (wrong type), sometimes absent. */
-const fuzzy = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 6, arbitrary: arb }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) });
+const fuzzy = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 12, arbitrary: arb }, { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, { weight: 1, arbitrary: fc.constant(null).chain(() => hugeValue) });
 const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(fuzzy(arb), { nil: undefined, freq: 3 });
 
+/** Unicode that stores, parsers and databases have tripped on. */
+const edgeText = fc.oneof(
+  fc.constantFrom('\ud800', 'a\udc00b', '\udbff\udbff', 'x\u0000y', '\u200f\u202eevil', '\u202a\u2066', '𝄞😀🏳️‍🌈', '\ufeff', '\uffff', 'a'.repeat(5000), '𝄞'.repeat(3000)),
+  fc.string({ unit: 'grapheme', maxLength: 10 }),
+  fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)), maxLength: 4 }),
+);
 const text = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
+  edgeText,
   fc.constantFrom('', ' ', 'tee', 'flask', 'linen', '%', "'; drop table carts; --", '\u0000', 'a'.repeat(600), '🧪', '\\', '"'),
+);
+/** Deep and wide values: nesting past every limit, objects with many keys, long arrays. */
+const nestedValue = (depth: number): unknown => (depth === 0 ? 'leaf' : depth % 2 ? [nestedValue(depth - 1)] : { n: nestedValue(depth - 1) });
+const hugeValue = fc.oneof(
+  fc.integer({ min: 20, max: 400 }).map(nestedValue),
+  fc.integer({ min: 100, max: 3000 }).map((n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))),
+  fc.integer({ min: 100, max: 5000 }).map((n) => Array.from({ length: n }, (_, i) => i)),
 );
 const ids = fc.oneof(
   fc.constantFrom('var_tee_s_white', 'var_flask_steel', 'prod_tee', 'prod_flask', 'var_nope', '', 'cart_x'),
@@ -112,7 +137,9 @@ const body = <T>(shape: fc.Arbitrary<T>) =>
     { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', '{', '[1,', 'null', '{"line_items": [}', '\u0000')) },
   );
 
-const pathId = fc.oneof(fc.constant('@cart'), ids, fc.string({ maxLength: 20 })).map((v) => encodeURIComponent(v));
+/** Percent-encoding that also carries lone surrogates (as the bytes a raw client could send, ED A0 80). */
+const pct = (v: string) => [...v].map((ch) => (/[\ud800-\udfff]/.test(ch) && ch.length === 1 ? '%ED%A0%80' : encodeURIComponent(ch))).join('');
+const pathId = fc.oneof(fc.constant('@cart'), ids, fc.string({ maxLength: 20 })).map(pct);
 const headers = fc.record(
   {
     'content-type': fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', ''),
@@ -148,10 +175,14 @@ function send(c: RestCase): Promise<TestResponse> {
   return s.req(HOST, c.method, path, c.body, h);
 }
 
+/** Node's own answers before any handler: a request line or headers past its limits (no body of ours). */
+const NODE_LIMITS = [414, 431];
+
 function checkRest(c: RestCase, r: TestResponse): void {
-  const where = `${c.method} ${c.path} ${c.body?.slice(0, 300) ?? ''} -> ${r.status} ${r.text.slice(0, 300)}`;
+  const where = `${c.method} ${c.path.slice(0, 200)} ${c.body?.slice(0, 300) ?? ''} -> ${r.status} ${r.text.slice(0, 300)}`;
   expect(r.status, where).toBeGreaterThanOrEqual(200);
   expect(r.status, where).toBeLessThan(500);
+  if (NODE_LIMITS.includes(r.status)) return;
   if (r.status >= 400) {
     expect(typeof r.body?.code, where).toBe('string');
     expect(typeof r.body?.content, where).toBe('string');
@@ -185,6 +216,8 @@ const mcpBody = fc.oneof(
   { weight: 8, arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), id: rpcId, method: fc.constant('tools/call'), params: fc.record({ name: fc.oneof(fc.constantFrom(...TOOLS), text), arguments: fuzzy(toolArgs) }, { requiredKeys: ['name'] }) }) },
   { weight: 1, arbitrary: fc.record({ jsonrpc: fuzzy(fc.constant('2.0')), id: fuzzy(rpcId), method: fuzzy(fc.constantFrom('tools/list', 'initialize', 'ping', 'resources/list', 'nope')), params: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }) }, { requiredKeys: ['method'] }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  // Malformed tools/call params: arguments null, an array, a string; name missing or not a string.
+  { weight: 1, arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), id: rpcId, method: fc.constant('tools/call'), params: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ name: fuzzy(fc.constantFrom(...TOOLS)), arguments: fc.oneof(fc.constant(null), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 }), text, hugeValue) }, { requiredKeys: [] })) }) },
 );
 
 function checkMcp(sent: unknown, r: TestResponse): void {
@@ -205,7 +238,98 @@ function checkMcp(sent: unknown, r: TestResponse): void {
   else one(r.body);
 }
 
+/* ---------- merchant API, GraphQL, token endpoint ---------- */
+
+const Product = fc.record(
+  {
+    id: fuzzy(fc.oneof(fc.constantFrom('prod_fuzz', 'prod_tee'), text)),
+    handle: fuzzy(text),
+    title: fuzzy(text),
+    description: fuzzy(text),
+    categories: fuzzy(fc.array(text, { maxLength: 3 })),
+    variants: fuzzy(fc.array(fc.record({ id: fuzzy(text), sku: fuzzy(text), price: fuzzy(int), title: fuzzy(text) }, { requiredKeys: [] }), { maxLength: 3 })),
+    metadata: fuzzy(fc.dictionary(text, text, { maxKeys: 3 })),
+  },
+  { requiredKeys: [] },
+);
+const merchantBody = fc.oneof(
+  Product,
+  fc.record({ email: fuzzy(text), first_name: fuzzy(text) }, { requiredKeys: [] }),
+  fc.record({ profile_url: fuzzy(text), label: fuzzy(text) }, { requiredKeys: [] }),
+  fc.record({ url: fuzzy(text), events: fuzzy(fc.array(text, { maxLength: 3 })), active: fuzzy(fc.boolean()) }, { requiredKeys: [] }),
+  fc.record({ line_items: fuzzy(fc.array(fc.record({ variant_id: fuzzy(ids), quantity: fuzzy(int) }), { maxLength: 3 })), customer_id: fuzzy(text), status: fuzzy(text) }, { requiredKeys: [] }),
+  hugeValue,
+);
+const merchantCase = fc.record({
+  route: fc.constantFrom(...ROUTE_SCOPES),
+  id: fc.oneof(ids, edgeText, fc.string({ maxLength: 12 })).map(pct),
+  query: fc.option(fc.record({ limit: fc.oneof(int, text), cursor: text }, { requiredKeys: [] }), { nil: undefined }),
+  body: fc.option(body(merchantBody), { nil: undefined }),
+  auth: fc.constantFrom('token', 'token', 'token', 'none', 'garbage'),
+});
+
+const graphqlCase = fc.record({
+  method: fc.constantFrom('GET', 'POST'),
+  query: fc.oneof(fc.constantFrom('{ apiVersion }', 'query($x: String) { apiVersion }', '{ __typename }', '{ apiVersion { x } }', 'mutation { x }'), text),
+  variables: fc.option(fc.oneof(fc.dictionary(text, fc.oneof(text, int, hugeValue), { maxKeys: 3 }), fc.jsonValue({ maxDepth: 2 })), { nil: undefined }),
+  operationName: fc.option(text, { nil: undefined }),
+});
+
+const tokenForm = fc.dictionary(
+  fc.oneof(fc.constantFrom('grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'refresh_token', 'scope', 'code_verifier'), text),
+  fc.oneof(fc.constantFrom('authorization_code', 'refresh_token', 'demo-app', 'demo-public', 'demo-secret', 'http://127.0.0.1:5555/callback', 'products_read products_write'), text),
+  { maxKeys: 6 },
+);
+
 describe(`fuzz (${RUNS} cases per property)`, () => {
+  it('merchant API: no 5xx; errors are {error: {code, message}}', async () => {
+    await fc.assert(
+      fc.asyncProperty(merchantCase, async (m) => {
+        const query = m.query ? `?${Object.entries(m.query).map(([k, v]) => `${k}=${pct(String(v))}`).join('&')}` : '';
+        const path = `/merchants/shop_demo${m.route.path.replace('{id}', m.id)}${query}`;
+        const auth = m.auth === 'token' ? `Bearer ${merchantToken}` : m.auth === 'garbage' ? 'Bearer nope' : undefined;
+        const hasBody = m.body !== undefined && m.route.method !== 'GET';
+        const headers: Record<string, string> = { ...(auth ? { authorization: auth } : {}), ...(hasBody ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(m.body!)) } : {}) };
+        const r = await s.req('localhost', m.route.method, path, hasBody ? m.body : undefined, headers);
+        const where = `${m.route.method} ${path.slice(0, 200)} ${String(m.body).slice(0, 300)} -> ${r.status} ${r.text.slice(0, 300)}`;
+        expect(r.status, where).toBeLessThan(500);
+        if (r.status >= 400 && !NODE_LIMITS.includes(r.status)) expect(typeof r.body?.error?.code, where).toBe('string');
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+  }, Math.max(120_000, RUNS * 200));
+
+  it('GraphQL: no 5xx; a refusal carries errors', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphqlCase, async (g) => {
+        const params = { query: g.query, ...(g.variables !== undefined ? { variables: g.variables } : {}), ...(g.operationName !== undefined ? { operationName: g.operationName } : {}) };
+        const r =
+          g.method === 'POST'
+            ? await s.req(HOST, 'POST', '/graphql/3.0', params, { accept: 'application/graphql-response+json' })
+            : await s.req(HOST, 'GET', `/graphql/3.0?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`, undefined, { accept: 'application/graphql-response+json' });
+        const where = `${g.method} ${JSON.stringify(params).slice(0, 300)} -> ${r.status} ${r.text.slice(0, 300)}`;
+        expect(r.status, where).toBeLessThan(500);
+        // 405/406 are graphql-http's transport answers.
+        if (r.status >= 400 && ![405, 406, ...NODE_LIMITS].includes(r.status)) expect(Array.isArray(r.body?.errors), where).toBe(true);
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+  }, Math.max(120_000, RUNS * 200));
+
+  it('token endpoint: no 5xx; errors are RFC 6749 {error, error_description}', async () => {
+    await fc.assert(
+      fc.asyncProperty(tokenForm, fc.boolean(), async (form, basic) => {
+        const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+        if (basic) headers.authorization = `Basic ${Buffer.from(`${form.client_id ?? 'demo-app'}:${form.client_secret ?? 'x'}`).toString('base64')}`;
+        const r = await s.req('localhost', 'POST', '/oauth2/access_token', new URLSearchParams(form).toString(), headers);
+        const where = `${JSON.stringify(form).slice(0, 300)} basic=${basic} -> ${r.status} ${r.text.slice(0, 300)}`;
+        expect(r.status, where).toBeLessThan(500);
+        if (r.status >= 400) expect(typeof r.body?.error, where).toBe('string');
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+  }, Math.max(120_000, RUNS * 200));
+
   it('REST: no 5xx; errors in the flat {code, content} envelope; successes carry ucp', async () => {
     await fc.assert(
       fc.asyncProperty(restCase, async (c) => checkRest(c, await send(c))),

@@ -113,6 +113,10 @@ export const StoredDiscount = z.object({
 });
 export type StoredDiscount = z.infer<typeof StoredDiscount>;
 
+/** One per-client budget: bursts of `burst` requests, refilled at `per_second`; `false` turns it off. */
+const Budget = z.union([z.strictObject({ burst: z.number().int().min(1), per_second: z.number().positive() }), z.literal(false)]);
+const BudgetPair = z.strictObject({ read: Budget.optional(), write: Budget.optional() });
+
 export const ShopSettings = z.object({
   default_language: z.string().min(2).default('en'),
   languages: z.array(z.string().min(2)).min(1).default(['en']),
@@ -132,6 +136,12 @@ export const ShopSettings = z.object({
   /** Agent origins allowed to frame the embedded cart page (CSP frame-ancestors). */
   allowed_agent_origins: z.array(z.string()).default([]),
   order_webhooks_enabled: z.boolean().default(false),
+  /**
+   * Per-client budgets on the UCP REST and MCP transports (server/http/transport-limits.ts,
+   * docs/security.md): `anonymous` per client address, `keyed` per channel key or signing platform.
+   * Left out, a class keeps its default.
+   */
+  rate_limits: z.strictObject({ anonymous: BudgetPair.optional(), keyed: BudgetPair.optional() }).optional(),
   /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });

@@ -26,6 +26,7 @@ import { intersectCapabilities, negotiateVersion, NegotiationError, type Capabil
 import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/platform-profiles.ts';
 import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatures.ts';
 import { CAPABILITIES } from '../ucp/profile.ts';
+import { operationClass, spendTransportBudget, type BudgetClient } from './transport-limits.ts';
 
 /** Seconds a signature's `created` may differ from our clock. */
 /** Read access to request headers (a `Headers` object, or a thin view over the framework's). */
@@ -45,20 +46,23 @@ export type AccessErrorCode =
   | 'identity_required'
   | 'invalid_credentials'
   | 'insufficient_scope'
+  | 'rate_limited'
   | VerifyErrorCode;
 
 const DISCOVERY_CODES = new Set(['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported']);
 
 /** A refusal, with the REST status and the MCP JSON-RPC code it maps to (docs/access.md table). */
 export class AccessDenied extends Error {
-  readonly status: 400 | 401 | 403 | 422 | 424;
+  readonly status: 400 | 401 | 403 | 422 | 424 | 429;
   readonly rpcCode: -32000 | -32001 | -32600;
   readonly headers: Record<string, string>;
   constructor(
     readonly code: AccessErrorCode,
     message: string,
-    status: 400 | 401 | 403 | 422 | 424,
+    status: 400 | 401 | 403 | 422 | 424 | 429,
     headers: Record<string, string> = {},
+    /** Seconds until a refused (429) caller may try again; MCP carries it as `retry_after`. */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.status = status;
@@ -110,6 +114,8 @@ export interface AuthInput {
   body(): Promise<Uint8Array | string>;
   /** Unix seconds (tests). */
   now?: number;
+  /** The client's address (c.var.client): the budget key of anonymous callers. */
+  client: string;
 }
 
 const ALL_CAPABILITIES: ReadonlySet<string> = new Set(Object.keys(CAPABILITIES));
@@ -150,6 +156,16 @@ function signatureError(code: VerifyErrorCode, message: string, origin: string):
   return new AccessDenied(code, message, http, http === 401 ? { 'WWW-Authenticate': realm(origin) } : {});
 }
 
+/** Spends one token of the caller's transport budget; a refusal is 429 `rate_limited` with Retry-After. */
+async function spendBudget(input: AuthInput, client: BudgetClient): Promise<void> {
+  if (!input.config.transportRateLimits) return;
+  const wait = await spendTransportBudget(input.db, input.shop, input.operation, client);
+  if (!wait) return;
+  const who = client.tier === 'anonymous' ? 'this address' : client.tier === 'token' ? 'this API key' : 'this platform';
+  const what = operationClass(input.operation) === 'write' ? 'cart writes' : 'reads';
+  throw new AccessDenied('rate_limited', `Too many ${what} from ${who} on this shop. Retry after ${wait} second${wait === 1 ? '' : 's'}.`, 429, { 'Retry-After': String(wait) }, wait);
+}
+
 export async function authenticate(input: AuthInput): Promise<AccessContext> {
   const { config, shop, operation, headers } = input;
   const origin = new URL(input.url).origin;
@@ -180,6 +196,8 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
     }
     throw new AccessDenied('insufficient_scope', `The ${tier} tier may not call ${operation} on this shop.`, 403);
   }
+  // Anonymous callers spend their address's budget before any further work (profile fetches included).
+  if (tier === 'anonymous') await spendBudget(input, { tier, id: input.client });
 
   if (key !== undefined) {
     const record = await verifyChannelKey(input.db, shop.id, key);
@@ -194,6 +212,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
       throw new AccessDenied('profile_not_trusted', `This API key was issued for ${record.profile_url}, not for ${profileUrl}.`, 403);
     }
     principal = { type: 'channel_key', id: record.id, profileUrl };
+    await spendBudget(input, { tier, id: record.id });
   } else if (signed && profileUrl === undefined) {
     throw new AccessDenied('invalid_profile_url', 'A signed request must name its platform profile (UCP-Agent: profile="https://…"), where its signing key is published.', 400);
   }
@@ -243,7 +262,10 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
     });
     if (!result.ok) throw signatureError(result.code, result.message, origin);
     resolved = current;
-    if (!principal) principal = { type: 'signature', keyid: result.keyid, profileUrl };
+    if (!principal) {
+      principal = { type: 'signature', keyid: result.keyid, profileUrl };
+      await spendBudget(input, { tier, id: profileUrl });
+    }
   }
 
   // Capability intersection; the operation's capability must survive.

@@ -26,6 +26,8 @@ export interface McpAuthContext extends ToolContext {
   headers: Headers;
   url: string;
   rawBody: string;
+  /** The client's address (c.var.client): the budget key of anonymous callers. */
+  client: string;
 }
 
 export type McpAccess =
@@ -49,10 +51,14 @@ export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unkn
       url: `${ctx.origin}${url.pathname}${url.search}`,
       headers: ctx.headers,
       body: async () => ctx.rawBody,
+      client: ctx.client,
     });
     return { kind: 'ok', access };
   } catch (e) {
-    if (e instanceof AccessDenied) throw new McpProtocolError(e.rpcCode, e.status, { code: e.code, content: e.message }, e.message, e.headers);
+    if (e instanceof AccessDenied) {
+      const data = { code: e.code, content: e.message, ...(e.retryAfter ? { retry_after: e.retryAfter } : {}) };
+      throw new McpProtocolError(e.rpcCode, e.status, data, e.message, e.headers);
+    }
     if (e instanceof CapabilitiesIncompatible) return { kind: 'incompatible', body: incompatibleBody(e, tool as OperationName, ctx.origin) };
     throw e;
   }

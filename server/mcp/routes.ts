@@ -49,6 +49,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       headers: c.req.raw.headers,
       url: c.req.url,
       rawBody: text,
+      client: c.get('client'),
     });
   });
   app.all('/', () => mcpMethodNotAllowed());

@@ -91,6 +91,7 @@ export function ucpAccess(): MiddlewareHandler<AppEnv> {
         // A view over the adapter's headers: touching c.req.raw would build a full Request per call.
         headers: { get: (name) => c.req.header(name) ?? null, has: (name) => c.req.header(name) !== undefined },
         body: async () => new Uint8Array(await c.req.arrayBuffer()),
+        client: c.get('client'),
       });
       c.set('access', access);
     } catch (e) {

@@ -30,7 +30,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   try {
     // Production refuses to start without an issuer (AUTH_URL); production-mode tests get a placeholder unless they name one.
     const issuer = overrides.mode === 'production' && !('authUrl' in overrides) ? { authUrl: 'https://accounts.test.example' } : {};
-    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...issuer, ...overrides });
+    // A suite is one client by design (hundreds of carts from 127.0.0.1): transport budgets are off
+    // unless a test turns them on (test/transport-limits.test.ts does).
+    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', transportRateLimits: false, ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...issuer, ...overrides });
   } catch (e) {
     await testDb?.drop();
     throw e;

@@ -1,0 +1,112 @@
+/**
+ * Per-client budgets on the UCP transports (server/http/transport-limits.ts, docs/security.md):
+ * an anonymous address that floods cart writes meets 429 + Retry-After (REST: the flat UCP error
+ * body; MCP: -32000 with retry_after), while other addresses, keyed callers and reads carry on.
+ */
+import './support/localhost-dns.mjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { requestFrom } from './support/from-address.ts';
+import { platformProfile, serveProfiles } from './support/platform.ts';
+import { DEFAULT_TRANSPORT_LIMITS, transportLimits } from '../server/http/transport-limits.ts';
+import { issueChannelKey } from '../server/core/channel-keys.ts';
+import { findShopByDomain, forgetCachedShops } from '../server/core/shops.ts';
+
+const PROFILE = 'https://platform.example/.well-known/ucp';
+serveProfiles({ [PROFILE]: platformProfile() });
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ transportRateLimits: true });
+});
+afterAll(() => s?.close());
+
+const WRITE = DEFAULT_TRANSPORT_LIMITS.anonymous.write!;
+const LINE = { item: { id: 'var_tee_s_white' }, quantity: 1 };
+const createFrom = (from: string, headers: Record<string, string> = {}) =>
+  requestFrom({ port: s.port, from, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', body: { line_items: [LINE] }, headers });
+
+describe('anonymous budgets are per address', () => {
+  it('a flood of cart writes from one address meets 429 with Retry-After; another address and reads are untouched', async () => {
+    const statuses: number[] = [];
+    // Well past the burst: at most burst + refill during the loop succeed.
+    const attempts = WRITE.capacity + 40;
+    const results = await Promise.all(Array.from({ length: attempts }, () => createFrom('127.0.6.1')));
+    for (const r of results) statuses.push(r.status);
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(statuses.filter((x) => x === 201).length).toBeLessThan(attempts);
+    const one = limited[0];
+    expect(Number(one.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(one.body).toMatchObject({ code: 'rate_limited' });
+    expect(one.body.content).toMatch(/Too many cart writes from this address.*Retry after \d+ second/);
+
+    expect((await createFrom('127.0.6.2')).status).toBe(201); // another address: its own budget
+    const read = await requestFrom({ port: s.port, from: '127.0.6.1', host: 'demo.localhost', method: 'POST', path: '/api/ucp/catalog/search', body: { query: 'tee' } });
+    expect(read.status).toBe(200); // reads are a separate budget
+  });
+
+  it('MCP: the same budget, refused as -32000 with retry_after', async () => {
+    const call = () =>
+      requestFrom({
+        port: s.port,
+        from: '127.0.7.1',
+        host: 'demo.localhost',
+        method: 'POST',
+        path: '/mcp',
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_cart', arguments: { meta: { 'ucp-agent': { profile: PROFILE }, 'idempotency-key': crypto.randomUUID() }, cart: { line_items: [LINE] } } } },
+      });
+    let refused: any;
+    for (let i = 0; i < WRITE.capacity + 40 && !refused; i++) {
+      const r = await call();
+      if (r.body?.error) refused = r;
+    }
+    expect(refused, 'no refusal').toBeDefined();
+    expect(refused.body.error.code).toBe(-32000);
+    expect(refused.body.error.data).toMatchObject({ code: 'rate_limited', retry_after: expect.any(Number) });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a keyed caller spends its key\'s budget, not its address\'s', async () => {
+    const { key } = await issueChannelKey(s.db, 'shop_demo', { profileUrl: PROFILE });
+    // This address has used up its anonymous writes...
+    await Promise.all(Array.from({ length: WRITE.capacity + 20 }, () => createFrom('127.0.8.1')));
+    expect((await createFrom('127.0.8.1')).status).toBe(429);
+    // ...yet with the key it is another client.
+    const keyed = await createFrom('127.0.8.1', { authorization: `Bearer ${key}`, 'ucp-agent': `profile="${PROFILE}"` });
+    expect(keyed.status).toBe(201);
+  });
+});
+
+describe('the switch', () => {
+  it('UCP_RATE_LIMITS=off turns every transport budget off (on by default)', async () => {
+    const { loadConfig } = await import('../server/config.ts');
+    expect(loadConfig({}).transportRateLimits).toBe(true);
+    expect(loadConfig({ UCP_RATE_LIMITS: 'off' }).transportRateLimits).toBe(false);
+    const off = await startTestServer({ transportRateLimits: false });
+    try {
+      const all = await Promise.all(Array.from({ length: WRITE.capacity + 40 }, () => requestFrom({ port: off.port, from: '127.0.9.1', host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', body: { line_items: [LINE] } })));
+      expect(all.every((r) => r.status === 201)).toBe(true);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('per-shop settings', () => {
+  it('a shop sets its own budgets (settings.rate_limits), or turns one off', async () => {
+    const shop = (await findShopByDomain(s.db, 'strict.localhost'))!;
+    const own = { ...shop, settings: { ...shop.settings, rate_limits: { anonymous: { read: { burst: 3, per_second: 0.01 }, write: false as const } } } };
+    const limits = transportLimits(own);
+    expect(limits.anonymous).toEqual({ read: { capacity: 3, refillPerSecond: 0.01 }, write: null });
+    expect(limits.keyed).toEqual(DEFAULT_TRANSPORT_LIMITS.keyed);
+    // Live: the shop's row changes, the server follows.
+    await s.db.updateTable('shops').set({ settings: JSON.stringify(own.settings) as never }).where('id', '=', shop.id).execute();
+    forgetCachedShops();
+    const search = () => requestFrom({ port: s.port, from: '127.0.10.1', host: 'strict.localhost', method: 'POST', path: '/api/ucp/catalog/search', body: { query: 'a' } });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await search()).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+});
