@@ -30,7 +30,8 @@ async function prepare(opts: { databaseUrl?: string; dataDir: string }): Promise
 
 async function measure(label: string, script: string, env: Record<string, string>, seconds: number): Promise<Row[]> {
   const port = await freePort();
-  const server = await startChild(process.execPath, ['--import', 'tsx', script], { PORT: String(port), HOST: '127.0.0.1', ...env }, /listening/);
+  // Scale-out figures without the transport limiter (its own cost is measured in bench/run.ts).
+  const server = await startChild(process.execPath, ['--import', 'tsx', script], { PORT: String(port), HOST: '127.0.0.1', UCP_RATE_LIMITS: 'off', ...env }, /listening/);
   const url = `http://127.0.0.1:${port}`;
   try {
     const cart = await load(`cart create, ${label}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: [CART], durationSec: seconds });

@@ -39,7 +39,9 @@ export interface ServerProcess {
  */
 export async function spawnServer(opts: { env: Record<string, string>; script?: string; port?: number; timeoutMs?: number }): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...opts.env };
+  // The load generator is one client writing as fast as it can: per-client transport budgets
+  // (docs/security.md) would answer most of it 429, so the harness turns them off.
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), UCP_RATE_LIMITS: 'off', ...opts.env };
   if (!opts.env.DATABASE_URL) delete env.DATABASE_URL;
   delete env.TEST_DATABASE_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', opts.script ?? 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
