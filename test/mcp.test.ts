@@ -314,6 +314,24 @@ describe('errors, access and the per-shop switch', () => {
     expect(unknown.body.error.code).toBe(-32601);
   });
 
+  it('malformed tools/call params → -32602 saying what to send, never -32603', async () => {
+    const cases: Array<[unknown, RegExp, string]> = [
+      [{ name: 'search_catalog', arguments: null }, /params\.arguments" as an object.*got null/, '$.params.arguments'],
+      [{ name: 'search_catalog', arguments: [1, 2] }, /params\.arguments" as an object.*got an array/, '$.params.arguments'],
+      [{ name: 'search_catalog', arguments: 'query=tee' }, /got the string "query=tee"/, '$.params.arguments'],
+      [{ arguments: { meta: meta() } }, /params\.name", the tool to call \(one of: .*search_catalog/, '$.params.name'],
+      [{ name: 7, arguments: {} }, /params\.name".*got a number/, '$.params.name'],
+      [[1, 2], /"params" as an object, got an array/, '$.params'],
+    ];
+    for (const [params, message, path] of cases) {
+      const r = await rpc('tools/call', params);
+      expect(r.body.error?.code, JSON.stringify(params)).toBe(-32602);
+      expect(r.body.error.message).toMatch(message);
+      expect(r.body.error.data.messages[0].path).toBe(path);
+      expect(JSON.stringify(r.body)).not.toMatch(/invalid_union|ZodError|"expected"/);
+    }
+  });
+
   it('a non-JSON content type is refused (415), not crashed on', async () => {
     const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { ...JSON_ONLY, 'content-type': 'text/plain' });
     expect(r.status).toBe(415);

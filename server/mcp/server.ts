@@ -24,7 +24,7 @@ import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
-import { callTool, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
+import { callTool, TOOLS, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -122,6 +122,28 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
   if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp });
 }
 
+/** tools/call needs `params: {name: string, arguments?: object}`; anything else is -32602 naming what to send. */
+function checkCallParams(m: Message): void {
+  const params = m.params;
+  const problem = !isObject(params)
+    ? `tools/call needs "params" as an object, got ${kindOf(params)}.`
+    : typeof params.name !== 'string' || params.name === ''
+      ? `tools/call needs "params.name", the tool to call (one of: ${[...TOOLS.keys()].join(', ')}), got ${kindOf(params.name)}.`
+      : 'arguments' in params && params.arguments !== undefined && !isObject(params.arguments)
+        ? `tools/call needs "params.arguments" as an object (the tool's input, e.g. {"meta": {...}, "catalog": {...}}), got ${kindOf(params.arguments)}.`
+        : undefined;
+  if (problem) {
+    const path = !isObject(params) ? '$.params' : typeof params.name !== 'string' || params.name === '' ? '$.params.name' : '$.params.arguments';
+    throw new McpProtocolError(RPC.invalidParams, 400, {
+      code: 'invalid_request',
+      content: problem,
+      messages: [{ type: 'error', code: 'invalid_type', path, content: problem, severity: 'unrecoverable' }],
+    });
+  }
+}
+
+const kindOf = (v: unknown) => (v === undefined ? 'nothing' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 40))}` : `a ${typeof v}`);
+
 /** Handles one POST /mcp whose body has already been read (size-limited) as text. */
 export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequestContext): Promise<Response> {
   let parsed: unknown;
@@ -143,11 +165,13 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
       return jsonResponse(400, rpcErrorBody(id, RPC.invalidRequest, `Invalid Request: ${problem}`, { code: 'invalid_request', content: problem }));
     }
   }
-  // Protocol checks that happen before the SDK: meta on tools/list (and other non-call methods).
+  // Protocol checks that happen before the SDK: the shape of tools/call params (the SDK would
+  // answer a malformed one as an internal error with its validation dump), meta on other methods.
   for (const m of messages as Message[]) {
-    if (m.method === undefined || m.method === 'tools/call') continue;
+    if (m.method === undefined) continue;
     try {
-      checkListMeta(m, ctx);
+      if (m.method === 'tools/call') checkCallParams(m);
+      else checkListMeta(m, ctx);
     } catch (e) {
       if (!(e instanceof McpProtocolError)) throw e;
       const id = validId(m.id) ? m.id : null;
