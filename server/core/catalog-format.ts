@@ -132,6 +132,8 @@ export const ShopSettings = z.object({
   /** Agent origins allowed to frame the embedded cart page (CSP frame-ancestors). */
   allowed_agent_origins: z.array(z.string()).default([]),
   order_webhooks_enabled: z.boolean().default(false),
+  /** host.js registers the shop's tools with in-page agents (WebMCP, docs/webmcp.md) on its own pages. */
+  webmcp_enabled: z.boolean().default(true),
   /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });
