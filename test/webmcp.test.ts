@@ -28,6 +28,9 @@ describe('/ucp/webmcp.json', () => {
     expect(r.headers['cache-control']).toBe('public, max-age=300');
     // Same-origin only: no CORS grant.
     expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    const z = await s.req('demo.localhost', 'GET', '/ucp/webmcp.json', undefined, { 'Accept-Encoding': 'gzip' });
+    expect(z.headers['content-encoding']).toBe('gzip');
+    expect(z.headers.vary).toBe('Accept-Encoding');
     expect(r.body.version).toBe('2026-04-08');
     const names = r.body.tools.map((t) => t.name);
     expect(names).toEqual(['search_catalog', 'lookup_catalog', 'get_product', 'create_cart', 'get_cart', 'update_cart', 'cancel_cart', 'begin_checkout']);

@@ -6,6 +6,7 @@
  * of the browser (≈8.7 KB gzip to validate there) and lets the server turn the tools off for every
  * page at once. The browser side is src/webmcp/. See docs/webmcp.md.
  */
+import { gzipSync } from 'node:zlib';
 import { Hono } from 'hono';
 import * as z from 'zod/mini';
 import type { AppEnv } from '../http/env.ts';
@@ -87,7 +88,9 @@ export const WEBMCP_TOOLS: readonly WebMcpTool[] = Object.freeze([
   ),
 ]);
 
-const BODY = JSON.stringify({ version: UCP_VERSION, tools: WEBMCP_TOOLS });
+const BODY = Buffer.from(JSON.stringify({ version: UCP_VERSION, tools: WEBMCP_TOOLS }));
+/** ≈16 KB of JSON, ≈2.5 KB gzipped: compressed once, at load. */
+const GZIP = gzipSync(BODY, { level: 9 });
 
 export function webMcpRoutes() {
   const app = new Hono<AppEnv>();
@@ -98,7 +101,13 @@ export function webMcpRoutes() {
     if (!shopOf(c).settings.webmcp_enabled) {
       return protocolError(c, 404, 'webmcp_disabled', 'This shop does not offer its tools to in-page agents (settings.webmcp_enabled is off).');
     }
-    return c.body(BODY, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+    c.header('Content-Type', 'application/json; charset=utf-8');
+    c.header('Vary', 'Accept-Encoding');
+    if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
+      c.header('Content-Encoding', 'gzip');
+      return c.body(new Uint8Array(GZIP), 200);
+    }
+    return c.body(new Uint8Array(BODY), 200);
   });
   return app;
 }
