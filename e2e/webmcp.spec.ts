@@ -7,6 +7,7 @@
  * shop's switch off or the page's attribute, and inside an agent's frame nothing is registered or
  * loaded.
  */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 
 const on = (baseURL: string | undefined, label: string) => (baseURL ?? 'http://demo.localhost:8391').replace('//demo.', `//${label}.`);
@@ -231,7 +232,8 @@ test.describe('with WebMCP', () => {
     await page.waitForURL(made.structuredContent.continue_url);
   });
 
-  test('the confirmation dialog at 390 px, in French', async ({ page }) => {
+  test('the confirmation dialog at 390 px, in French, dark: fits, no serious axe violation', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto('/products/classic-tee');
     await page.locator('#lang-switch').selectOption('fr');
@@ -240,7 +242,9 @@ test.describe('with WebMCP', () => {
     const go = page.webmcp.callTool('begin_checkout', {});
     const ask = page.getByRole('dialog', { name: 'Un assistant veut passer au paiement avec votre panier' });
     await expect(ask).toContainText('1 article, total');
-    await page.screenshot({ path: test.info().outputPath('webmcp-confirm-390-fr.png') });
+    await page.screenshot({ path: test.info().outputPath('webmcp-confirm-390-fr-dark.png') });
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     const box = (await ask.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
