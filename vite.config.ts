@@ -4,6 +4,7 @@
  *                                       widget, mode selection, `window.UCP` (no static imports)
  *   dist/host-role-embedded-<hash>.js   the embedded role, imported only on a framed cart page
  *   dist/host-role-host-<hash>.js       the host role, imported on the first `UCP.openCart()`
+ *   dist/host-webmcp-<hash>.js          the WebMCP tools, imported only where `document.modelContext` exists
  *   dist/host-<name>-<hash>.js          code shared by the two roles (never by the entry)
  *   dist/host-chunks.json               the chunk graph, read by server/storefront/hostjs.ts and tests
  * Served by server/storefront/hostjs.ts.
@@ -38,12 +39,12 @@ function minifyCss(): Plugin {
 }
 
 /** The chunk whose facade is one of these modules plays that protocol role. */
-const ROLES: Record<string, 'embedded' | 'host'> = { 'role-embedded.ts': 'embedded', 'role-host.ts': 'host' };
+const ROLES: Record<string, 'embedded' | 'host' | 'webmcp'> = { 'role-embedded.ts': 'embedded', 'role-host.ts': 'host', 'webmcp.ts': 'webmcp' };
 
 export interface HostChunks {
   entry: 'host.js';
   /** `modules`: the source modules in the chunk, relative to the repository (for tests). */
-  chunks: Array<{ file: string; role: 'embedded' | 'host' | null; imports: string[]; modules: string[] }>;
+  chunks: Array<{ file: string; role: 'embedded' | 'host' | 'webmcp' | null; imports: string[]; modules: string[] }>;
   entryModules: string[];
 }
 

@@ -3,8 +3,9 @@
  * missing or stale). host.js is an ES module entry plus lazily imported chunks (vite.config.ts,
  * docs/host-js.md "Build and delivery"):
  *  - the entry, what every storefront page view pays: ≤ 15 KB gzip (fails the run when exceeded);
- *  - entry + the embedded role's chunks (a framed cart page) and entry + the host role's chunks
- *    (an agent page calling UCP.openCart): ≤ 20 KB gzip each.
+ *  - entry + the embedded role's chunks (a framed cart page), entry + the host role's chunks
+ *    (an agent page calling UCP.openCart) and entry + the WebMCP chunk (a shop page in a browser
+ *    with `document.modelContext`): ≤ 20 KB gzip each.
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -16,10 +17,11 @@ const GRAPH = new URL('host-chunks.json', DIST);
 export const BUDGET_BYTES = 15 * 1024;
 export const ROLE_BUDGET_BYTES = 20 * 1024;
 
+type Role = 'embedded' | 'host' | 'webmcp';
 interface Graph {
   entry: string;
   entryModules: string[];
-  chunks: Array<{ file: string; role: 'embedded' | 'host' | null; imports: string[]; modules: string[] }>;
+  chunks: Array<{ file: string; role: Role | null; imports: string[]; modules: string[] }>;
 }
 
 const gz = (b: Buffer) => gzipSync(b, { level: 9 }).length;
@@ -30,7 +32,7 @@ describe('dist/host.js', () => {
   const graph: Graph = JSON.parse(readFileSync(GRAPH, 'utf8'));
   const chunk = (f: string) => readFileSync(new URL(f, DIST));
   /** A role's chunks: its own and everything it imports. */
-  const closure = (role: 'embedded' | 'host') => {
+  const closure = (role: Role) => {
     const out = new Set<string>();
     const add = (f: string) => {
       if (out.has(f)) return;
@@ -46,7 +48,7 @@ describe('dist/host.js', () => {
     expect(entrySize, `host.js is ${entrySize} bytes gzip (budget ${BUDGET_BYTES})`).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 
-  for (const role of ['embedded', 'host'] as const) {
+  for (const role of ['embedded', 'host', 'webmcp'] as const) {
     it(`entry + ${role} role chunks are at most ${ROLE_BUDGET_BYTES} bytes gzip`, () => {
       const files = closure(role);
       expect(files.length, `no ${role} role chunk`).toBeGreaterThan(0);
@@ -69,6 +71,20 @@ describe('dist/host.js', () => {
     expect(owner('src/embedded/embedded.ts')).toEqual(['embedded']);
     expect(owner('src/embedded/host.ts')).toEqual(['host']);
     for (const m of ['src/embedded/rpc.ts', 'src/embedded/guards.ts', 'src/embedded/origins.ts']) expect(owner(m)).toHaveLength(1);
+  });
+
+  it('the WebMCP tools are a chunk of their own, sharing nothing with the roles, with no zod in it', () => {
+    expect(graph.entryModules.filter((m) => m.startsWith('src/webmcp/'))).toEqual([]);
+    expect(graph.entryModules).toContain('src/host/webmcp-gate.ts');
+    const [web, ...more] = graph.chunks.filter((c) => c.role === 'webmcp');
+    expect(more).toEqual([]);
+    expect(web.imports).toEqual([]);
+    expect(web.modules.sort()).toEqual(['src/webmcp/confirm.ts', 'src/webmcp/results.ts', 'src/webmcp/tools.ts', 'src/webmcp/webmcp.ts']);
+    // The entry imports it only behind the `document.modelContext` check.
+    const s = code.toString('utf8');
+    const at = s.indexOf(`./${web.file}`);
+    expect(at).toBeGreaterThan(0);
+    expect(s.lastIndexOf('document.modelContext', at)).toBeGreaterThan(at - 300);
   });
 
   it('no chunk duplicates Preact / @preact/signals or any other module, and no chunk imports the entry', () => {

@@ -14,7 +14,7 @@ import { messageText, t } from '../src/views/i18n.ts';
 import { defineElements } from '../src/host/elements.tsx';
 import { validateCustomizations } from '../server/core/customizations.ts';
 import type { CustomizationDef as StoredDef } from '../server/core/types.ts';
-import { money, Store } from '../src/state/store.ts';
+import { money, Store, storeFor } from '../src/state/store.ts';
 import { allowedHosts, selectMode } from '../src/host/mode.ts';
 import type { CustomizationDef } from '../src/wire/catalog.ts';
 
@@ -180,6 +180,41 @@ describe('Store', () => {
     await s.add({ item: { id: 'v1' }, quantity: 1 });
     await s.add({ item: { id: 'v2' }, quantity: 1 });
     expect(seen).toEqual([['c1', false], ['c1', true]]);
+  });
+});
+
+describe('the Checkout action (Store.checkout: the cart\'s link and WebMCP begin_checkout)', () => {
+  const cart = {
+    ucp: { version: '2026-04-08' }, id: 'c_go', currency: 'USD', continue_url: 'http://go.test/cart/c_go', expires_at: '',
+    line_items: [{ id: 'li_1', item: { id: 'v1', title: 'T', price: 100 }, quantity: 1, totals: [{ type: 'total', amount: 100 }] }],
+    totals: [{ type: 'total', amount: 100 }],
+  };
+
+  it('the Checkout link says where it goes and its click runs the store\'s one action', async () => {
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify(cart), { status: 200, headers: { 'content-type': 'application/json' } }));
+    localStorage.setItem('ucp:cart:http://go.test', 'c_go');
+    defineElements();
+    const el = document.createElement('ucp-cart');
+    el.setAttribute('shop', 'http://go.test');
+    document.body.append(el);
+    const root = el.shadowRoot!;
+    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull());
+    const link = root.querySelector<HTMLAnchorElement>('a[part=checkout]')!;
+    expect(link.getAttribute('href')).toBe(cart.continue_url);
+    const seen: string[] = [];
+    storeFor('http://go.test').handover = (c) => seen.push(c.id);
+    const click = new MouseEvent('click', { bubbles: true, cancelable: true });
+    link.dispatchEvent(click);
+    expect(seen).toEqual(['c_go']);
+    expect(click.defaultPrevented).toBe(true);
+  });
+
+  it('without a handover it goes to the cart\'s continue_url', () => {
+    const s = new Store('http://go2.test');
+    const assign = vi.spyOn(location, 'assign').mockImplementation(() => {});
+    s.checkout(cart as any);
+    expect(assign).toHaveBeenCalledWith(cart.continue_url);
+    assign.mockRestore();
   });
 });
 

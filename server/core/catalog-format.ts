@@ -142,6 +142,8 @@ export const ShopSettings = z.object({
    * Left out, a class keeps its default.
    */
   rate_limits: z.strictObject({ anonymous: BudgetPair.optional(), keyed: BudgetPair.optional() }).optional(),
+  /** host.js registers the shop's tools with in-page agents (WebMCP, docs/webmcp.md) on its own pages. */
+  webmcp_enabled: z.boolean().default(true),
   /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });

@@ -15,6 +15,7 @@ import { getProductOp, lookupCatalogOp, searchCatalogOp } from '../ucp/catalog-o
 import { InvalidRequest } from '../core/errors.ts';
 import { issueMessages } from '../http/errors.ts';
 import { MCP_SCHEMA_URL } from '../ucp/profile.ts';
+import { CART_NOTE, CATALOG_TEXT, CUSTOMIZATION_NOTE, jsonSchema } from '../ucp/tool-text.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from '../ucp/cart-operations.ts';
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
 import { McpProtocolError, RPC } from './errors.ts';
@@ -110,22 +111,10 @@ function cartId(args: Record<string, unknown>): string {
 // ---------------------------------------------------------------------------------------------
 // Descriptions: what a model needs to pick the tool and fill its arguments.
 
+const OUTCOME_NOTE = 'Business outcomes (not_found, out_of_stock, customization errors) are normal results with UCP `messages`, not errors.';
+
 const META_NOTE =
   'Always pass `meta: {"ucp-agent": {"profile": "<https URL of your platform profile>"}}` in the arguments.';
-
-const CUSTOMIZATION_NOTE =
-  'Customizable variants publish their options in `variant.metadata.customizations` (from search_catalog, lookup_catalog or get_product): ' +
-  'each definition has an `id`, a `type` and `required`. On a cart line send `customizations: [{id, value}]`: ' +
-  'for `text` one entry whose value is the text (respect min_length/max_length); for `single_select` one entry whose value is an option id; ' +
-  'for `multi_select` one entry per chosen option, repeating the customization id (respect min/max_selections). ' +
-  'Required customizations must be present; `price_modifier`s are added to the line price. ' +
-  'Invalid or missing customizations come back as error `messages` whose `path` names the offending line, e.g. `$.line_items[0].customizations[1]`.';
-
-const CART_NOTE =
-  'Line items are `{item: {id: <variant id>}, quantity}` (use variant ids from the catalog tools). ' +
-  'Discount codes go in `discounts: {codes: [...]}` (replaces prior codes; [] clears); rejected codes come back as warning messages. ' +
-  '`context` ({language, currency, address_country, ...}) localizes titles and converts prices. ' +
-  'Business outcomes (not_found, out_of_stock, customization errors) are normal results with UCP `messages`, not errors.';
 
 const catalogArgs = (schema: z.ZodMiniType) => z.object({ meta: CallMeta, catalog: schema });
 
@@ -134,10 +123,7 @@ const DEFS: ToolDef[] = [
     name: 'search_catalog',
     title: 'Search the catalog',
     description:
-      'Search this shop\'s products by free text and/or filters; twin of REST POST /catalog/search. ' +
-      'Pass `catalog: {query?, filters?: {categories?: [..], price?: {min?, max?}}, pagination?: {limit?, cursor?}, context?}`; at least a non-empty query or filters is required. ' +
-      'Returns full products with variants, prices in minor units ({amount, currency}), availability and customization definitions; follow `pagination.cursor` while `has_next_page`. ' +
-      META_NOTE,
+      `${CATALOG_TEXT.search_catalog} Twin of REST POST /catalog/search. ${META_NOTE}`,
     args: catalogArgs(SearchRequest),
     requireIdempotencyKey: false,
     readOnly: true,
@@ -148,9 +134,7 @@ const DEFS: ToolDef[] = [
     name: 'lookup_catalog',
     title: 'Look up products by id',
     description:
-      'Batch lookup of products or variants by id; twin of REST POST /catalog/lookup. Pass `catalog: {ids: [product or variant ids], context?}`. ' +
-      'Each product appears once; variants list the requested `inputs` that matched. Unknown ids are reported as messages, not errors. ' +
-      META_NOTE,
+      `${CATALOG_TEXT.lookup_catalog} Twin of REST POST /catalog/lookup. ${META_NOTE}`,
     args: catalogArgs(LookupRequest),
     requireIdempotencyKey: false,
     readOnly: true,
@@ -161,10 +145,7 @@ const DEFS: ToolDef[] = [
     name: 'get_product',
     title: 'Get one product',
     description:
-      'Full detail of one product (or the product of a variant id); twin of REST POST /catalog/product. ' +
-      'Pass `catalog: {id, selected?: [{name, label}], preferences?: [option names], context?}`; `selected` picks option values and the matching variant comes first. ' +
-      'Read `variant.metadata.customizations` here before adding a customizable variant to a cart. An unknown id returns a `not_found` message. ' +
-      META_NOTE,
+      `${CATALOG_TEXT.get_product} Twin of REST POST /catalog/product. ${META_NOTE}`,
     args: catalogArgs(GetProductRequest),
     requireIdempotencyKey: false,
     readOnly: true,
@@ -177,7 +158,7 @@ const DEFS: ToolDef[] = [
     description:
       'Create a cart with line items and get back prices, totals (estimates) and a continue_url; twin of REST POST /carts. ' +
       'Pass `cart: {line_items: [{item: {id}, quantity, customizations?}], context?, buyer?, discounts?}`. ' +
-      CART_NOTE + ' ' + CUSTOMIZATION_NOTE + ' ' + META_NOTE +
+      CART_NOTE + ' ' + OUTCOME_NOTE + ' ' + CUSTOMIZATION_NOTE + ' ' + META_NOTE +
       ' Optional `meta["idempotency-key"]` (UUID) makes retries safe: the same key replays the first result; the same key with a different cart is refused.',
     args: z.object({ meta: CallMeta, cart: CreateCartRequest }),
     requireIdempotencyKey: false,
@@ -201,7 +182,7 @@ const DEFS: ToolDef[] = [
       'Update a cart; twin of REST PUT /carts/{id}. This is a FULL REPLACEMENT: send every line you want to keep ' +
       '(`cart: {line_items: [{id?, item: {id}, quantity, customizations?}], context?, buyer?, discounts?}`); omitted lines are removed. ' +
       'To add a line, send the existing lines plus the new one; to remove one, leave it out. ' +
-      CART_NOTE + ' ' + CUSTOMIZATION_NOTE + ' ' + META_NOTE +
+      CART_NOTE + ' ' + OUTCOME_NOTE + ' ' + CUSTOMIZATION_NOTE + ' ' + META_NOTE +
       ' Optional `meta["idempotency-key"]` makes retries safe.',
     args: z.object({ meta: CallMeta, id: z.string(), cart: UpdateCartRequest }),
     requireIdempotencyKey: false,
@@ -243,11 +224,6 @@ const OUTPUT_SCHEMA = {
   properties: { ucp: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] } },
   required: ['ucp'],
 } as const;
-
-function jsonSchema(schema: z.ZodMiniType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
-}
 
 export const TOOLS: ReadonlyMap<string, ToolDef> = new Map(DEFS.map((d) => [d.name, d]));
 

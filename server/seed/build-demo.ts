@@ -1033,6 +1033,7 @@ export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline' | 'stri
         currency: 'USD',
         rates: { EUR: 0.92 },
         mcp_enabled: false,
+        webmcp_enabled: false,
       },
     },
     products: OTHER_ROWS.map((r) => buildProduct(r, ['en'])),

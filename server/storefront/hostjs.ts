@@ -35,8 +35,8 @@ export interface HostAsset {
 
 export interface HostChunk extends HostAsset {
   file: string;
-  /** The protocol role this chunk implements (`null`: code shared by the roles). */
-  role: 'embedded' | 'host' | null;
+  /** The protocol role this chunk implements, or `webmcp` (the in-page agent tools); `null`: code shared by the roles. */
+  role: 'embedded' | 'host' | 'webmcp' | null;
   /** Chunks it imports statically (file names). */
   imports: string[];
 }

@@ -1,6 +1,6 @@
 /**
- * Storefront routes mounted by server/app.ts: host.js delivery (`/ucp/*`, protocol shops only),
- * the cart page (`/cart/*`, protocol shops only), the demo pages, and the demo agent site on
+ * Storefront routes mounted by server/app.ts: host.js delivery and its WebMCP tool list (`/ucp/*`,
+ * protocol shops only), the cart page (`/cart/*`, protocol shops only), the demo pages, and the demo agent site on
  * `agent.localhost` (static files from public/agent/, a different origin on the same server).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -11,6 +11,7 @@ import { protocolError } from '../http/errors.ts';
 import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
+import { webMcpRoutes } from './webmcp.ts';
 
 export const AGENT_HOSTNAME = 'agent.localhost';
 
@@ -67,6 +68,7 @@ export function storefrontRoutes() {
   const ucp = new Hono<AppEnv>();
   ucp.use('*', requireProtocol);
   ucp.route('/', hostJsRoutes());
+  ucp.route('/', webMcpRoutes());
   app.route('/ucp', ucp);
   app.route('/', storefrontPages());
   return app;

@@ -58,12 +58,15 @@ function page(
   // host.js is an ES module: the immutable twin with SRI when built; otherwise the plain URL (which
   // answers 503 until built). A framed cart page also preloads the embedded role's chunks with SRI
   // (host.js would import them anyway; this way they load in parallel and are integrity-checked).
+  // A shop with WebMCP off says so on the tag, so host.js does not even load its tools chunk
+  // (/ucp/webmcp.json refuses too, for any other page; docs/webmcp.md).
+  const off = shop.settings.webmcp_enabled ? '' : raw(' data-webmcp="off"');
   const script = shop.protocolEnabled
     ? b
-      ? html`<script type="module" src="/ucp/host.${b.hash}.js" integrity="${b.integrity}" crossorigin="anonymous"></script>${
+      ? html`<script type="module" src="/ucp/host.${b.hash}.js" integrity="${b.integrity}" crossorigin="anonymous"${off}></script>${
           opts.preload ? roleChunks(b, opts.preload).map((ch) => html`\n<link rel="modulepreload" href="/ucp/${ch.file}" integrity="${ch.integrity}" crossorigin="anonymous">`) : ''
         }`
-      : html`<script type="module" src="/ucp/host.js" crossorigin="anonymous"></script>`
+      : html`<script type="module" src="/ucp/host.js" crossorigin="anonymous"${off}></script>`
     : '';
   const lang = shop.settings.default_language;
   const doc = html`<!doctype html>

@@ -8,7 +8,8 @@ import type { Cart, CreateCartRequest, LineItemInput, UpdateCartRequest } from '
 import type { GetProductResponse, Product } from '../wire/catalog.ts';
 import type { Context, Message } from '../wire/common.ts';
 
-export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[] };
+/** `body`: the answer as received, when there was one (a UCP error_response, a 4xx envelope). */
+export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[]; body?: unknown };
 
 export interface ClientOptions {
   /** Shop origin, e.g. `http://demo.localhost:8080`. */
@@ -18,10 +19,11 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-const fail = (status: number, code: string, content: string): Result<never> => ({
+const fail = (status: number, code: string, content: string, body?: unknown): Result<never> => ({
   ok: false,
   status,
   messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
+  body,
 });
 
 export class UcpClient {
@@ -49,9 +51,9 @@ export class UcpClient {
       return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
     }
     if (!res.ok) {
-      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[] } : fail(res.status, json?.code ?? 'http_error', json?.content ?? `HTTP ${res.status}`);
+      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[], body: json } : fail(res.status, json?.code ?? 'http_error', json?.content ?? `HTTP ${res.status}`, json);
     }
-    if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [] };
+    if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [], body: json };
     return { ok: true, data: json as T };
   }
 

@@ -26,6 +26,8 @@ try {
   const u = new URL(import.meta.url);
   if (u.protocol === 'https:' || u.protocol === 'http:') scriptOrigin = u.origin;
 } catch {}
+/** The origin used when an element has no `shop` attribute. */
+export const defaultShop = () => scriptOrigin;
 /** For tests: the origin used when an element has no `shop` attribute. */
 export function setDefaultShop(origin: string) {
   scriptOrigin = origin;
@@ -155,7 +157,7 @@ export class UcpCart extends UcpElement {
     const id = this.getAttribute('cart-id');
     if (page && id) this.store.pin(id);
     const ui = (this.ui ??= cartUi());
-    const draw = (onCheckout?: (cart: Cart) => void) => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} onCheckout={onCheckout} />);
+    const draw = (framed?: boolean) => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} framed={framed} />);
     // Re-emit cart changes as DOM events for the page (analytics, agents).
     this.stopEvents?.();
     let first = true;
@@ -171,7 +173,8 @@ export class UcpCart extends UcpElement {
     }
     startPage(this, this.store).then((session) => {
       this.session = session;
-      draw(session?.checkout);
+      if (session) this.store.handover = session.checkout;
+      draw(!!session);
     });
   }
 

@@ -5,18 +5,22 @@
  *    (the embedded role is a lazily loaded chunk, see ./mode.ts);
  *  - host: `UCP.openCart(...)` on an agent's page (the host role is a lazily loaded chunk, see
  *    ./open-cart.ts).
+ * And on the shop's own top-level pages, a browser with WebMCP gets the shop's tools registered for
+ * in-page agents (a lazily loaded chunk, see ./webmcp-gate.ts).
  * Built as an ES module (`<script type="module">`); the API is both its exports and `window.UCP`.
  */
 import { UCP_VERSION } from './version.ts';
-import { defineElements } from './elements.tsx';
+import { defaultShop, defineElements } from './elements.tsx';
 import { selectMode } from './mode.ts';
 import { openCart } from './open-cart.ts';
+import { startWebMcp } from './webmcp-gate.ts';
 
 try {
   performance.mark('ucp:host:start');
 } catch {}
 
 defineElements();
+startWebMcp(defaultShop());
 
 export { openCart };
 export const version = UCP_VERSION;

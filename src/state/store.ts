@@ -41,6 +41,8 @@ export class Store {
   /** Set by page mode (`cart-id` attribute, see `pin`); disables storage. */
   fixedId: string | null = null;
   observer: CartObserver | null = null;
+  /** Embedded mode: checkout is handed to the agent's frame host instead (src/host/role-embedded.ts). */
+  handover: ((cart: Cart) => void) | null = null;
   private loaded: Promise<void> | null = null;
 
   constructor(readonly origin: string, auth?: string) {
@@ -74,7 +76,7 @@ export class Store {
     return this.fixedId ?? storage()?.getItem(KEY + this.origin) ?? null;
   }
 
-  private remember(cart: Cart | null) {
+  remember(cart: Cart | null) {
     if (this.fixedId) return;
     const s = storage();
     if (!s) return;
@@ -113,10 +115,19 @@ export class Store {
     if (r.ok && this.currency.value && r.data.currency !== this.currency.value) await this.relocalize();
   }
 
-  private async commit(lines: LineItemInput[], codes?: string[]): Promise<Result<Cart>> {
+  /**
+   * The Checkout action: the cart's Checkout button and WebMCP's `begin_checkout` both call this, so
+   * where a cart hands over is decided here only.
+   */
+  checkout(cart: Cart) {
+    this.handover ? this.handover(cart) : location.assign(cart.continue_url);
+  }
+
+  /** One full-replacement write (create when there is no cart yet); `extra` adds or overrides body fields. */
+  async commit(lines: LineItemInput[], codes?: string[], extra?: object): Promise<Result<Cart>> {
     const cart = this.cart.value;
     const discounts = { codes: codes ?? cart?.discounts?.codes ?? [] };
-    const body = { line_items: lines, context: this.context(), discounts };
+    const body = { line_items: lines, context: this.context(), discounts, ...extra };
     this.busy.value = true;
     const r = cart ? await this.client.updateCart(cart.id, body) : await this.client.createCart(body);
     batch(() => {

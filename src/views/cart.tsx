@@ -31,13 +31,13 @@ export interface CartProps {
   ui: CartUi;
   uid: string;
   page?: boolean;
-  /** Embedded mode: checkout is handed to the host (`ep.cart.complete`) instead of navigating. */
-  onCheckout?(cart: Cart): void;
+  /** Embedded mode: Checkout is a button (the store hands the cart to the host, `ep.cart.complete`), not a link. */
+  framed?: boolean;
 }
 
 const CODE_RE = /^\$\.discounts\.codes\[(\d+)\]/;
 
-function CartBody({ store, ui, uid, onCheckout }: CartProps) {
+function CartBody({ store, ui, uid, framed }: CartProps) {
   const lang = store.lang.value;
   const cart = store.cart.value;
   const busy = store.busy.value;
@@ -161,12 +161,13 @@ function CartBody({ store, ui, uid, onCheckout }: CartProps) {
         </p>
       ))}
       {cart && cart.line_items.length ? (
-        onCheckout ? (
-          <button type="button" class="pri" part="checkout" onClick={() => onCheckout(cart)}>
+        framed ? (
+          <button type="button" class="pri" part="checkout" onClick={() => store.checkout(cart)}>
             {t(lang, 'checkout')}
           </button>
         ) : (
-          <a class="btn pri" part="checkout" href={cart.continue_url}>
+          // The link says where Checkout goes; the click runs the store's one checkout action.
+          <a class="btn pri" part="checkout" href={cart.continue_url} onClick={(e) => (e.preventDefault(), store.checkout(cart))}>
             {t(lang, 'checkout')}
           </a>
         )

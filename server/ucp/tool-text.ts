@@ -1,0 +1,41 @@
+/**
+ * What the two tool transports share: the model-facing notes on carts and customizations, and the
+ * JSON Schema of a zod/mini wire schema (src/wire). The MCP transport (server/mcp/tools.ts) and the
+ * WebMCP tool list host.js registers in the page (server/storefront/webmcp.ts) both build their
+ * tool definitions from these, so the two never describe the same argument differently.
+ */
+import * as z from 'zod/mini';
+
+/** What each catalog tool does and takes (the `catalog` argument is the REST request body). */
+export const CATALOG_TEXT = {
+  search_catalog:
+    "Search this shop's products by free text and/or filters. " +
+    'Pass `catalog: {query?, filters?: {categories?: [..], price?: {min?, max?}}, pagination?: {limit?, cursor?}, context?}`; at least a non-empty query or filters is required. ' +
+    'Returns full products with variants, prices in minor units ({amount, currency}), availability and customization definitions; follow `pagination.cursor` while `has_next_page`.',
+  lookup_catalog:
+    'Batch lookup of products or variants by id. Pass `catalog: {ids: [product or variant ids], context?}`. ' +
+    'Each product appears once; variants list the requested `inputs` that matched. Unknown ids are reported as messages, not errors.',
+  get_product:
+    'Full detail of one product (or the product of a variant id). ' +
+    'Pass `catalog: {id, selected?: [{name, label}], preferences?: [option names], context?}`; `selected` picks option values and the matching variant comes first. ' +
+    'Read `variant.metadata.customizations` here before adding a customizable variant to a cart. An unknown id returns a `not_found` message.',
+} as const;
+
+export const CUSTOMIZATION_NOTE =
+  'Customizable variants publish their options in `variant.metadata.customizations` (from search_catalog, lookup_catalog or get_product): ' +
+  'each definition has an `id`, a `type` and `required`. On a cart line send `customizations: [{id, value}]`: ' +
+  'for `text` one entry whose value is the text (respect min_length/max_length); for `single_select` one entry whose value is an option id; ' +
+  'for `multi_select` one entry per chosen option, repeating the customization id (respect min/max_selections). ' +
+  'Required customizations must be present; `price_modifier`s are added to the line price. ' +
+  'Invalid or missing customizations come back as error `messages` whose `path` names the offending line, e.g. `$.line_items[0].customizations[1]`.';
+
+export const CART_NOTE =
+  'Line items are `{item: {id: <variant id>}, quantity}` (use variant ids from the catalog tools). ' +
+  'Discount codes go in `discounts: {codes: [...]}` (replaces prior codes; [] clears); rejected codes come back as warning messages. ' +
+  '`context` ({language, currency, address_country, ...}) localizes titles and converts prices.';
+
+/** The input JSON Schema of a wire schema (draft 2020-12 without `$schema`), as MCP `tools/list` carries it. */
+export function jsonSchema(schema: z.ZodMiniType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,170 @@
+/**
+ * What each WebMCP tool does in the page (docs/webmcp.md). Everything goes through the page's own
+ * store and REST client (src/state, src/client), so an agent's change is the shopper's cart
+ * changing: the page re-renders it, `<ucp-cart>` fires `ucp:cart:change`, the live region announces
+ * it; and the shopper's own changes are what the agent reads next. The server validates arguments
+ * (same zod wire schemas as REST and MCP); results are shaped in ./results.ts.
+ */
+import type { Store } from '../state/store.ts';
+import type { fieldErrors, linesOf } from '../client/api.ts';
+import type { fieldText } from '../views/customize.tsx';
+import type { money } from '../state/store.ts';
+import type { Cart, LineItemInput } from '../wire/cart.ts';
+import type { Message } from '../wire/common.ts';
+import { fromRest, invalid, outcome, result, type ToolResult } from './results.ts';
+import { askShopper, words } from './confirm.ts';
+
+/** What the entry hands the chunk (a chunk never imports the entry, docs/host-js.md). */
+export interface Deps {
+  store: Store;
+  fieldErrors: typeof fieldErrors;
+  fieldText: typeof fieldText;
+  money: typeof money;
+  linesOf: typeof linesOf;
+  adoptStyles: (root: ShadowRoot) => void;
+}
+
+type Args = Record<string, any>;
+/** The agent's side of a call: Chromium passes `{signal}`; the draft adds `requestUserInteraction`. */
+export interface ToolClient {
+  signal?: AbortSignal;
+  requestUserInteraction?(ask: () => Promise<boolean>): Promise<unknown>;
+}
+export type Handler = (args: Args, client: ToolClient) => Promise<ToolResult>;
+
+const isObj = (x: unknown): x is Args => typeof x === 'object' && x !== null && !Array.isArray(x);
+/** `$.line_items[j]…` → `$.line_items[map(j)]…` (map: the request's line index → the agent's). */
+const relines = (map: Map<number, number>) => (p: string) => p.replace(/^\$\.line_items\[(\d+)\]/, (m, j) => (map.has(+j) ? `$.line_items[${map.get(+j)}]` : m));
+
+export function handlers(d: Deps): Record<string, Handler> {
+  const { store } = d;
+  const lang = () => store.lang.value;
+  /** The page's language and currency, overridden by what the agent passed (a non-object is sent as is, for the server to refuse). */
+  const context = (c: unknown) => (c === undefined ? store.context() : isObj(c) ? { ...store.context(), ...c } : c);
+  const total = (cart: Cart) => {
+    const t = cart.totals.find((x) => x.type === 'total');
+    return t ? d.money(t.amount, cart.currency, lang()) : '';
+  };
+
+  const catalog = (op: string): Handler => async (a) => {
+    const c = a.catalog;
+    return fromRest(await store.client.call('POST', `/catalog/${op}`, isObj(c) ? { ...c, context: context(c.context) } : (c ?? null)), '$.catalog');
+  };
+
+  /** The shopper's cart (loaded), or the refusal of an `id` naming another cart. */
+  async function mine(a: Args): Promise<{ cart: Cart | null } | { refused: ToolResult }> {
+    await store.load();
+    const cart = store.cart.value;
+    if (a.id === undefined || a.id === cart?.id) return { cart };
+    if (typeof a.id !== 'string') return { refused: invalid('$.id', 'id must be the shopper\'s cart id (a string), or left out.') };
+    return { refused: outcome('not_found', `The tools on this page act on the shopper's cart only${cart ? ` ('${cart.id}')` : ' (there is none yet)'}; leave \`id\` out.`) };
+  }
+
+  /** The widget's own wording of customization errors, per field, for the agent's lines. */
+  async function fieldNotes(messages: Message[], lines: LineItemInput[], map: Map<number, number>): Promise<string[]> {
+    const out: string[] = [];
+    for (const [j, i] of map) {
+      const line = lines[j];
+      if (!messages.some((m) => m.path?.startsWith(`$.line_items[${j}].customizations`))) continue;
+      const id = line.item.id;
+      const p = await store.product(id);
+      const defs = (p.ok ? p.data.variants.find((v) => v.id === id) : undefined)?.metadata?.customizations ?? [];
+      const errs = d.fieldErrors(messages, j, line.customizations, (m, c) => d.fieldText(lang(), m, defs.find((x) => x.id === c)));
+      for (const [c, text] of Object.entries(errs)) {
+        const def = defs.find((x) => x.id === c);
+        out.push(`$.cart.line_items[${i}]${c ? `.customizations '${c}'${def ? ` (${def.label})` : ''}` : ''}: ${text}`);
+      }
+    }
+    return out.length ? [`As the page words it for the shopper: ${out.join(' | ')}`] : [];
+  }
+
+  /** One write of the shopper's cart with the agent's lines (map: request line → agent line). */
+  async function write(a: Args, lines: LineItemInput[], map: Map<number, number>): Promise<ToolResult> {
+    const { line_items: _l, ...rest } = a;
+    const before = store.error.value;
+    const r = await store.commit(lines, undefined, { ...rest, context: context(a.context) });
+    // The agent's invalid request is not a problem of the shopper's cart: keep the cart's own message line.
+    if (!r.ok && r.status >= 400 && r.status < 500) store.error.value = before;
+    if (r.ok) store.announce(words(lang()).changed(total(r.data)));
+    const res = fromRest(r, '$.cart', relines(map));
+    if (!r.ok && r.status === 200 && Array.isArray(lines)) res.content.push(...(await fieldNotes(r.messages, lines, map).catch(() => []).then((n) => n.map((text) => ({ type: 'text' as const, text })))));
+    return res;
+  }
+
+  /** Asks the shopper, through the agent's client when it offers that (WebMCP draft), else directly. */
+  async function ask(kind: 'checkout' | 'cancel', cart: Cart, client: ToolClient): Promise<boolean> {
+    const n = cart.line_items.reduce((s, l) => s + l.quantity, 0);
+    const run = () => askShopper(kind, lang(), words(lang()).items(n, total(cart)), d.adoptStyles, client.signal);
+    return (await (client.requestUserInteraction ? client.requestUserInteraction(run) : run())) === true;
+  }
+  const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.');
+
+  return {
+    search_catalog: catalog('search'),
+    lookup_catalog: catalog('lookup'),
+    get_product: catalog('product'),
+
+    async create_cart(a) {
+      const c = a.cart;
+      if (!isObj(c)) return invalid('$.cart', 'cart must be an object: {line_items: [{item: {id}, quantity, customizations?}], ...}.');
+      await store.load();
+      const lines = d.linesOf(store.cart.value);
+      const map = new Map<number, number>();
+      if (!Array.isArray(c.line_items)) return write(c, c.line_items, map);
+      // Into the shopper's cart: a line like one already there (variant + customizations) adds to it, as the widget's Add does.
+      const key = (l: any) => JSON.stringify([l?.item?.id, l?.customizations ?? []]);
+      c.line_items.forEach((l: any, i: number) => {
+        let j = lines.findIndex((x) => key(x) === key(l));
+        if (j >= 0 && Number.isInteger(l?.quantity)) lines[j] = { ...lines[j], quantity: lines[j].quantity + l.quantity };
+        else j = lines.push(l) - 1;
+        map.set(j, i);
+      });
+      return write(c, lines, map);
+    },
+
+    async update_cart(a) {
+      const m = await mine(a);
+      if ('refused' in m) return m.refused;
+      const c = a.cart;
+      if (!isObj(c)) return invalid('$.cart', 'cart must be an object: {line_items: [...every line to keep], ...}.');
+      const lines = c.line_items;
+      return write(c, lines, new Map(Array.isArray(lines) ? lines.map((_: unknown, i: number) => [i, i]) : []));
+    },
+
+    async get_cart(a) {
+      const m = await mine(a);
+      if ('refused' in m) return m.refused;
+      if (!m.cart) return outcome('not_found', 'The shopper has no cart yet; create_cart starts one.');
+      const r = await store.client.getCart(m.cart.id);
+      // Up to date for the page too (another tab may have changed it); an unchanged cart is not a change.
+      if (r.ok && JSON.stringify(r.data) !== JSON.stringify(store.cart.value)) store.cart.value = r.data;
+      return fromRest(r, '$');
+    },
+
+    async cancel_cart(a, client) {
+      const m = await mine(a);
+      if ('refused' in m) return m.refused;
+      const cart = m.cart;
+      if (!cart) return outcome('not_found', 'The shopper has no cart.');
+      if (!(await ask('cancel', cart, client))) return declined();
+      const r = await store.client.call<Cart>('POST', `/carts/${encodeURIComponent(cart.id)}/cancel`);
+      if (r.ok) {
+        store.cart.value = null;
+        store.remember(null);
+        store.announce(words(lang()).canceled);
+      }
+      return fromRest(r, '$');
+    },
+
+    async begin_checkout(a, client) {
+      const m = await mine(a);
+      if ('refused' in m) return m.refused;
+      const cart = m.cart;
+      if (!cart?.line_items.length) return outcome('not_found', 'The shopper\'s cart is empty: there is nothing to check out (create_cart first).');
+      if (!(await ask('checkout', cart, client))) return declined();
+      // After this result has gone back to the agent: the page leaves, exactly as the Checkout button makes it.
+      setTimeout(() => store.checkout(cart));
+      return result(cart, false);
+    },
+  };
+}
