@@ -4,6 +4,7 @@
  *
  *   npm run bench                      # 10k and 100k products, 10 s per case
  *   BENCH_PRODUCTS=10000 BENCH_SECONDS=5 npm run bench
+ *   BENCH_ONLY=limiter BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # the limiter's cost alone
  *
  * Each server runs in its own process; autocannon drives it from this one.
  */
@@ -16,6 +17,8 @@ import { platformProfile } from '../test/support/platform.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+/** BENCH_ONLY=limiter: the baseline and the transport limiter's cost only (a quick check). */
+const ONLY = process.env.BENCH_ONLY;
 const sizes = (process.env.BENCH_PRODUCTS ?? '10000,100000').split(',').map(Number);
 const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
 
@@ -98,6 +101,10 @@ async function main() {
         base = await load('baseline: node:http JSON GET', { url: `http://127.0.0.1:${basePort}`, host: 'bench', path: '/', durationSec: seconds });
         await stop(baseline);
         rows.push({ ...base, ratio: 1 });
+      }
+      if (ONLY === 'limiter') {
+        rows.push(...(await limiterCost(dataDir)));
+        continue;
       }
       const port = await freePort();
       const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }, /listening/);
