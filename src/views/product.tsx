@@ -85,6 +85,8 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   const defs = variant.metadata?.customizations ?? [];
   const image = variant.media?.[0] ?? product.media?.[0];
   const unit = variant.price.amount + modifiers(defs, values);
+  // What one cart may hold now (server/core/stock.ts); the server caps anything above it anyway.
+  const max = Math.min(999, variant.metadata?.quantity_available ?? 999);
   // Field errors (keyed by customization id; '' = the rest) in the current language.
   let errors: Record<string, string> = {};
   if (rejected) {
@@ -100,7 +102,7 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
     const sent = entries(defs, values);
     setBusy(true);
     setStatus(null);
-    const { result, index } = await store.add({ item: { id: variant.id }, quantity: qty, ...(sent.length ? { customizations: sent } : {}) });
+    const { result, index } = await store.add({ item: { id: variant.id }, quantity: Math.min(qty, max), ...(sent.length ? { customizations: sent } : {}) });
     setBusy(false);
     if (result.ok) {
       const id = variant.id;
@@ -151,7 +153,7 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
       <Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
       <div class="row">
         <label for={`${uid}-q`}>{t(lang, 'qty')}</label>
-        <input id={`${uid}-q`} type="number" min={1} max={999} value={qty} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(999, +(e.currentTarget as HTMLInputElement).value || 1)))} />
+        <input id={`${uid}-q`} type="number" min={1} max={max} value={Math.min(qty, max)} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(max, +(e.currentTarget as HTMLInputElement).value || 1)))} />
         <button type="submit" class="pri" part="button add" disabled={busy || !variant.availability.available}>
           {t(lang, 'add')}
         </button>
