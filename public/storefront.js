@@ -11,3 +11,7 @@ for (const [id, attr] of [['currency-switch', 'currency'], ['lang-switch', 'lang
     }
   });
 }
+
+// The checkout handoff page (server/storefront/checkout.ts): a form POST to the shop's checkout goes
+// on by itself; its button stays for when this script does not run.
+for (const form of document.querySelectorAll('form[data-autosubmit]')) form.submit();

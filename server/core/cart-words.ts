@@ -64,12 +64,18 @@ const fr: Record<WordKey, string> = {
   cz_too_many: "'{0}' ({1}) accepte au plus {2} choix\u00a0; reçu {3}.",
 };
 
-const tables: Record<string, Record<WordKey, string>> = { en, fr };
-
 export type Say = (key: WordKey, ...args: Array<string | number>) => string;
 
-/** The words of a language (BCP 47; its primary subtag picks the table, English otherwise). */
+/**
+ * A `say` over word tables (English first): a language's primary subtag picks its table, English
+ * otherwise; `{0}`… are filled with the arguments. Also used for the storefront's own words.
+ */
+export function wordsIn<K extends string>(tables: { en: Record<K, string> } & Record<string, Record<K, string>>, language: string) {
+  const table = tables[language.toLowerCase().split('-')[0]] ?? tables.en;
+  return (key: K, ...args: Array<string | number>) => table[key].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
+}
+
+/** The server's cart words in a language (BCP 47). */
 export function wordsFor(language: string): Say {
-  const table = tables[language.toLowerCase().split('-')[0]] ?? en;
-  return (key, ...args) => table[key].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
+  return wordsIn({ en, fr }, language);
 }

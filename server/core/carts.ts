@@ -15,7 +15,7 @@ import type { Shop, StoredDiscount } from './types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
 import { loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
-import { convert, exponent } from './money.ts';
+import { convert, formatMoney } from './money.ts';
 import { variantTitle } from './products.ts';
 import { allotStock, isAvailable, unitsAvailable } from './stock.ts';
 import { describeCustomizations, validateCustomizations } from './customizations.ts';
@@ -370,10 +370,6 @@ function absolute(url: string, origin: string): string {
   return /^https?:\/\//.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
 }
 
-function formatter(currency: string) {
-  const exp = exponent(currency);
-  return (amount: number) => `${(amount / 10 ** exp).toFixed(exp)} ${currency}`;
-}
 
 /**
  * The lines as stock allows now (core/stock.ts): a line above what is left shows what is left, with
@@ -416,7 +412,7 @@ export function renderCart(record: CartRecord, shop: Shop, origin: string, extra
   const unitPrices = stored.map((l) => toCart(l.unit_price));
   const itemsSubtotal = stored.reduce((s, l, i) => s + unitPrices[i] * l.quantity, 0);
 
-  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), formatter(cur), now, say);
+  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), (amount) => formatMoney(amount, cur, locale.language), now, say);
   const taxBps = taxRateBps(shop.settings.tax, locale.country, locale.region);
   const priced = priceCart(
     stored.map((l, i) => ({ unitPrice: unitPrices[i], quantity: l.quantity })),

@@ -113,6 +113,20 @@ export const StoredDiscount = z.object({
 });
 export type StoredDiscount = z.infer<typeof StoredDiscount>;
 
+/**
+ * Where the cart hands over to the shop's own checkout (docs/carts.md "Checkout handoff"): a URL
+ * template filled from the cart, reached by a redirect (GET) or a form POST of the whole cart.
+ */
+export const CheckoutHandoff = z.object({
+  /** Absolute http(s) URL or a path on the storefront; `{cart_id}`, `{currency}`, `{language}`, `{lines}` are filled in. */
+  url: z.string().regex(/^(https?:\/\/[^\s]+|\/[^\s]*)$/, 'an http(s) URL or a path starting with /'),
+  method: z.enum(['GET', 'POST']).default('GET'),
+  /** One line of `{lines}`: `{variant_id}`, `{sku}`, `{quantity}`. */
+  line: z.string().default('{variant_id}:{quantity}'),
+  separator: z.string().default(','),
+});
+export type CheckoutHandoff = z.infer<typeof CheckoutHandoff>;
+
 export const ShopSettings = z.object({
   default_language: z.string().min(2).default('en'),
   languages: z.array(z.string().min(2)).min(1).default(['en']),
@@ -132,6 +146,8 @@ export const ShopSettings = z.object({
   /** Agent origins allowed to frame the embedded cart page (CSP frame-ancestors). */
   allowed_agent_origins: z.array(z.string()).default([]),
   order_webhooks_enabled: z.boolean().default(false),
+  /** The shop's own checkout; without it the handoff shows the order summary and says checkout is not connected. */
+  checkout: CheckoutHandoff.optional(),
   /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });

@@ -10,6 +10,7 @@ import { requireProtocol } from '../ucp/guard.ts';
 import { protocolError } from '../http/errors.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
+import { checkoutRoutes } from './checkout.ts';
 
 export const AGENT_HOSTNAME = 'agent.localhost';
 
@@ -31,6 +32,7 @@ export function storefrontRoutes() {
   ucp.use('*', requireProtocol);
   ucp.route('/', hostJsRoutes());
   app.route('/ucp', ucp);
+  app.route('/', checkoutRoutes());
   app.route('/', storefrontPages());
   return app;
 }

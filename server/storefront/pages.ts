@@ -10,6 +10,11 @@ import type { Shop } from '../core/types.ts';
 import { text } from '../core/localize.ts';
 import { hostBundle, roleChunks } from './hostjs.ts';
 import { protocolError } from '../http/errors.ts';
+import { prefsOf, type Prefs } from './prefs.ts';
+import { storeWords } from './words.ts';
+
+/** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
+export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (ch) => ESC[ch]);
@@ -34,7 +39,7 @@ export function frameAncestors(origins: string[]): string[] {
   return origins.map((o) => o.trim().replace(/\/$/, '')).filter((o) => ORIGIN_RE.test(o));
 }
 
-export function pageCsp(ancestors: string[] = []): string {
+export function pageCsp(ancestors: string[] = [], formTargets: string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -42,18 +47,23 @@ export function pageCsp(ancestors: string[] = []): string {
     "img-src 'self' data:",
     "connect-src 'self'",
     "base-uri 'none'",
-    "form-action 'self'",
+    `form-action ${["'self'", ...formTargets].join(' ')}`,
     `frame-ancestors ${["'self'", ...ancestors].join(' ')}`,
   ].join('; ');
 }
 
-function page(
-  c: Context<AppEnv>,
-  shop: Shop,
-  title: string,
-  body: Raw,
-  opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean; cartButton?: boolean; preload?: 'embedded' } = {},
-) {
+export interface PageOptions {
+  ancestors?: string[];
+  /** Origins a form on the page may post to (the checkout handoff). */
+  formTargets?: string[];
+  status?: 200 | 404 | 410 | 409 | 400;
+  withHeader?: boolean;
+  cartButton?: boolean;
+  preload?: 'embedded';
+}
+
+/** A storefront page in the shopper's language and currency (prefs.ts), with the shop's header. */
+export function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, opts: PageOptions = {}) {
   const b = hostBundle();
   // host.js is an ES module: the immutable twin with SRI when built; otherwise the plain URL (which
   // answers 503 until built). A framed cart page also preloads the embedded role's chunks with SRI
@@ -65,7 +75,9 @@ function page(
         }`
       : html`<script type="module" src="/ucp/host.js" crossorigin="anonymous"></script>`
     : '';
-  const lang = shop.settings.default_language;
+  const prefs = prefsOf(c, shop);
+  const lang = prefs.language;
+  const say = storeWords(lang);
   const doc = html`<!doctype html>
 <html lang="${lang}">
 <head>
@@ -78,16 +90,16 @@ ${script}
 </head>
 <body>
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
-<label>Currency <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option>${cur}</option>`)}</select></label>
-<label>Language <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
-${opts.cartButton === false ? '' : raw('<ucp-cart></ucp-cart>')}</div>` : ''}</header>`}
+<label>${say('currency')} <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
+<label>${say('language')} <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
+${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
 <main id="main">
 ${body}
 </main>
 </body>
 </html>
 `;
-  c.header('Content-Security-Policy', pageCsp(opts.ancestors));
+  c.header('Content-Security-Policy', pageCsp(opts.ancestors, opts.formTargets));
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
   c.header('Cache-Control', 'no-store');

@@ -17,7 +17,6 @@ import { storeFor, type Store } from '../state/store.ts';
 import { adoptStyles } from '../views/styles.ts';
 import { loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
 import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
-import type { Cart } from '../wire/cart.ts';
 import { startPage, type PageSession } from './mode.ts';
 
 /** The origin host.js was loaded from (a module script: its own URL, `import.meta.url`). */
@@ -155,7 +154,7 @@ export class UcpCart extends UcpElement {
     const id = this.getAttribute('cart-id');
     if (page && id) this.store.pin(id);
     const ui = (this.ui ??= cartUi());
-    const draw = (onCheckout?: (cart: Cart) => void) => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} onCheckout={onCheckout} />);
+    const draw = () => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} />);
     // Re-emit cart changes as DOM events for the page (analytics, agents).
     this.stopEvents?.();
     let first = true;
@@ -171,7 +170,7 @@ export class UcpCart extends UcpElement {
     }
     startPage(this, this.store).then((session) => {
       this.session = session;
-      draw(session?.checkout);
+      draw();
     });
   }
 

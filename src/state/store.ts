@@ -41,6 +41,11 @@ export class Store {
   /** Set by page mode (`cart-id` attribute, see `pin`); disables storage. */
   fixedId: string | null = null;
   observer: CartObserver | null = null;
+  /**
+   * Embedded mode: checkout goes to the host (`ep.cart.complete`) instead of navigating; set by the
+   * embedded role (src/host/role-embedded.ts).
+   */
+  handoff: ((cart: Cart) => void) | null = null;
   private loaded: Promise<void> | null = null;
 
   constructor(readonly origin: string, auth?: string) {
@@ -164,6 +169,26 @@ export class Store {
   applyCode(code: string) {
     const codes = this.keptCodes().filter((c) => c.toUpperCase() !== code.toUpperCase());
     return this.commit(linesOf(this.cart.value), [...codes, code]);
+  }
+
+  /** Where the shop's checkout handoff starts for a cart (server/storefront/checkout.ts, docs/carts.md "Checkout handoff"). */
+  checkoutUrl(cart: Cart): string {
+    return `${this.origin}/cart/${encodeURIComponent(cart.id)}/checkout`;
+  }
+
+  /**
+   * The one checkout action (the cart's Checkout button, and any agent-facing tool that begins
+   * checkout): hands the current cart to the shop's checkout. On a page, navigates to the handoff;
+   * inside an agent's frame, sends the cart to the host with `continue_url` = that same handoff, so
+   * the host lands where the button would have. Returns the target, or null with nothing to check out.
+   */
+  checkout(): string | null {
+    const cart = this.cart.value;
+    if (!cart?.line_items.length) return null;
+    const url = this.checkoutUrl(cart);
+    if (this.handoff) this.handoff({ ...cart, continue_url: url });
+    else location.assign(url);
+    return url;
   }
 
   /** Re-prices the cart after a currency/language change. */
