@@ -12,6 +12,7 @@ import { hostBundle, roleChunks } from './hostjs.ts';
 import { protocolError } from '../http/errors.ts';
 import { prefsOf, type Prefs } from './prefs.ts';
 import { storeWords } from './words.ts';
+import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 
 /** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
 export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');
@@ -84,14 +85,15 @@ export function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, o
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${shop.name}</title>
+${shop.protocolEnabled ? html`<meta name="ucp-storefront-token" content="${issueStorefrontToken(shop.id)}">` : ''}
 <link rel="stylesheet" href="/storefront.css">
 ${script}
 <script src="/storefront.js" defer></script>
 </head>
 <body>
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
-<label>${say('currency')} <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
-<label>${say('language')} <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
+<label><span class="lbl">${say('currency')}</span> <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
+<label><span class="lbl">${say('language')}</span> <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
 ${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
 <main id="main">
 ${body}
@@ -117,11 +119,12 @@ export function storefrontPages() {
   app.get('/', async (c, next) => {
     const shop = c.get('shop');
     if (!shop) return next();
-    const lang = shop.settings.default_language;
+    const prefs = prefsOf(c, shop);
+    const lang = prefs.language;
     const rows = await listProducts(c, shop, 6);
     const items = rows.map((r) => {
-      const title = text(r.doc.title, lang, lang);
-      return html`<li><a href="/products/${encodeURIComponent(r.handle)}">${title}</a>${shop.protocolEnabled ? html`<ucp-product product-id="${r.id}"></ucp-product>` : ''}</li>`;
+      const title = text(r.doc.title, lang, shop.settings.default_language);
+      return html`<li><a href="/products/${encodeURIComponent(r.handle)}">${title}</a>${shop.protocolEnabled ? html`<ucp-product product-id="${r.id}"${currencyAttr(prefs)}></ucp-product>` : ''}</li>`;
     });
     return page(c, shop, 'Home', html`<h1>${shop.name}</h1><ul class="grid">${items}</ul>`);
   });
@@ -129,13 +132,14 @@ export function storefrontPages() {
   app.get('/products/:handle', async (c, next) => {
     const shop = c.get('shop');
     if (!shop) return next();
-    const lang = shop.settings.default_language;
+    const prefs = prefsOf(c, shop);
+    const lang = prefs.language;
     const row = await c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).where('handle', '=', c.req.param('handle')).executeTakeFirst();
     if (!row) return page(c, shop, 'Not found', html`<h1>Product not found</h1><p><a href="/">Back to the shop</a></p>`, { status: 404 });
-    const title = text(row.doc.title, lang, lang);
+    const title = text(row.doc.title, lang, shop.settings.default_language);
     const body = shop.protocolEnabled
-      ? html`<h1 class="sr-only">${title}</h1><ucp-product product-id="${row.id}"></ucp-product>`
-      : html`<h1>${title}</h1><p>${text(row.doc.description, lang, lang)}</p>`;
+      ? html`<h1 class="sr-only">${title}</h1><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>`
+      : html`<h1>${title}</h1><p>${text(row.doc.description, lang, shop.settings.default_language)}</p>`;
     return page(c, shop, title, body);
   });
 

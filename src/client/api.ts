@@ -49,7 +49,8 @@ export class UcpClient {
       return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
     }
     if (!res.ok) {
-      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[] } : fail(res.status, json?.code ?? 'http_error', json?.content ?? `HTTP ${res.status}`);
+      // A flat protocol error (access, limits, server) is for developers: the views word it for shoppers.
+      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[] } : fail(res.status, 'unavailable', json?.content ?? `HTTP ${res.status}`);
     }
     if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [] };
     return { ok: true, data: json as T };

@@ -122,6 +122,7 @@ export class UcpProduct extends UcpElement {
           ui={ui}
           uid={this.uid}
           onAdded={(detail) => this.dispatchEvent(new CustomEvent('ucp:cart:add', { detail, bubbles: true, composed: true }))}
+          onRetry={() => loadProduct(store, id, ui)}
         />
       ),
       () => {

@@ -114,8 +114,8 @@ export class Store {
         if (r.status === 404 && !this.fixedId) this.remember(null);
       }
     });
-    // Another page or tab may have changed the locale: keep the cart in the buyer's currency.
-    if (r.ok && this.currency.value && r.data.currency !== this.currency.value) await this.relocalize();
+    // Another page or tab may have changed the locale: keep the cart in the buyer's currency and language.
+    if (r.ok && ((this.currency.value && r.data.currency !== this.currency.value) || (r.data.context?.language && r.data.context.language !== this.lang.value))) await this.relocalize();
   }
 
   private async commit(lines: LineItemInput[], codes?: string[]): Promise<Result<Cart>> {
@@ -199,10 +199,13 @@ export class Store {
 
 const stores = new Map<string, Store>();
 
-/** One store per shop origin on a page. */
+/**
+ * One store per shop origin on a page. On the shop's own pages the store uses the page's storefront
+ * token (server/core/storefront-tokens.ts): the shop's pages may do what its policy keeps from agents.
+ */
 export function storeFor(origin: string): Store {
   let s = stores.get(origin);
-  if (!s) stores.set(origin, (s = new Store(origin)));
+  if (!s) stores.set(origin, (s = new Store(origin, origin === location.origin ? document.querySelector<HTMLMetaElement>('meta[name=ucp-storefront-token]')?.content : undefined)));
   return s;
 }
 

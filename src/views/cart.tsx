@@ -11,7 +11,7 @@ import { h, Fragment, createRef } from 'preact';
 import { signal } from '@preact/signals';
 import type { Cart } from '../wire/cart.ts';
 import { money, type Store } from '../state/store.ts';
-import { messageText, own, t } from './i18n.ts';
+import { messageText, own, retryable, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -84,6 +84,11 @@ function CartBody({ store, ui, uid }: CartProps) {
           {messageText(lang, m)}
         </p>
       ))}
+      {retryable(errors) ? (
+        <button type="button" disabled={busy} onClick={() => store.reload()}>
+          {t(lang, 'retry')}
+        </button>
+      ) : null}
       {!cart || !cart.line_items.length ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
       {cart && cart.line_items.length ? (
         <ul part="lines">

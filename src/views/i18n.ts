@@ -45,6 +45,8 @@ const en = {
   c_invalid: 'Please check this choice.',
   e_network: 'The store could not be reached.',
   e_http: 'The store sent an unexpected answer.',
+  e_unavailable: 'This is not available right now. Please try again in a moment.',
+  retry: 'Try again',
   said: '{0}: {1}.',
 };
 type Key = keyof typeof en;
@@ -91,6 +93,8 @@ const fr: Record<Key, string> = {
   c_invalid: 'Veuillez vérifier ce choix.',
   e_network: 'La boutique est injoignable.',
   e_http: 'La boutique a envoyé une réponse inattendue.',
+  e_unavailable: 'Indisponible pour le moment. Réessayez dans un instant.',
+  retry: 'Réessayer',
   said: '{0}\u00a0: {1}.',
 };
 
@@ -117,8 +121,13 @@ export const own = (lang: string, key: string) => (table(lang)?.[key as Key] ? t
 
 /**
  * A message's text for the page: the server's `content` (already in the cart's language), except
- * the client's own transport failures (src/client/api.ts), which are worded here.
+ * the client's own transport failures (src/client/api.ts: network, unexpected answers, and flat
+ * protocol errors such as access refusals, whose `content` is for developers), worded here for shoppers.
  */
 export function messageText(lang: string, m: { code?: string; content: string }): string {
-  return m.code === 'network_error' ? t(lang, 'e_network') : m.code === 'invalid_response' ? t(lang, 'e_http') : m.content;
+  const own = { network_error: 'e_network', invalid_response: 'e_http', unavailable: 'e_unavailable' }[m.code ?? ''];
+  return own ? t(lang, own) : m.content;
 }
+
+/** Failures a retry can fix (the client's own codes: network, odd answers, refused or failing requests). */
+export const retryable = (ms: Array<{ code?: string }>) => ms.some((m) => m.code === 'network_error' || m.code === 'invalid_response' || m.code === 'unavailable');

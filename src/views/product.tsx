@@ -9,7 +9,7 @@ import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
 import { money, type Store } from '../state/store.ts';
 import { entries, fieldText, modifiers, Picker, type Values } from './customize.tsx';
-import { messageText, t } from './i18n.ts';
+import { messageText, retryable, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -58,9 +58,11 @@ export interface ProductProps {
   uid: string;
   /** Told after a successful add (the element re-emits it as a DOM event). */
   onAdded?(detail: { variantId: string; quantity: number }): void;
+  /** Loads the product again (offered when loading failed in a way a retry can fix). */
+  onRetry?(): void;
 }
 
-export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
+export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) {
   const lang = store.lang.value;
   const product = ui.product.value;
   const failure = ui.failure.value;
@@ -78,6 +80,11 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
     return (
       <div class="card" part="product" aria-busy={failure.length ? undefined : 'true'}>
         {failure.length ? failure.map((m) => <p class="err">{messageText(lang, m)}</p>) : <p class="m">{t(lang, 'loading')}</p>}
+        {retryable(failure) && onRetry ? (
+          <button type="button" onClick={onRetry}>
+            {t(lang, 'retry')}
+          </button>
+        ) : null}
       </div>
     );
   }
@@ -108,9 +115,11 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
       const id = variant.id;
       setRejected(null);
       // The titles of the product as now shown (re-fetched when the language changes).
+      // Capped to the stock left (server/core/stock.ts): say so, in the server's words.
+      const capped = result.data.messages?.find((m) => m.code === 'out_of_stock' && m.path?.startsWith(`$.line_items[${index}]`));
       setStatus((l) => {
         const p = ui.product.value!;
-        return t(l, 'added', `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})`);
+        return `${t(l, 'added', `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})`)}${capped ? ` ${capped.content}` : ''}`;
       });
       onAdded?.({ variantId: variant.id, quantity: qty });
       return;
