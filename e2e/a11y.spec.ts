@@ -30,7 +30,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
       const cart = page.locator('header ucp-cart');
       await cart.getByRole('button', { name: /Cart \(1\)/ }).click();
       const dialog = cart.getByRole('dialog');
-      await expect(dialog.getByRole('link', { name: 'Checkout' })).toBeVisible();
+      await expect(dialog.getByRole('button', { name: 'Checkout' })).toBeVisible();
       // Focus is inside the modal dialog; Tab cycles within it.
       for (let i = 0; i < 12; i++) {
         await page.keyboard.press('Tab');
@@ -40,11 +40,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
       await dialog.getByRole('button', { name: 'Apply' }).click();
       await expect(dialog.locator('[part=discount-message]')).toBeVisible();
       await scan(page, 'cart dialog');
-      const href = await dialog.getByRole('link', { name: 'Checkout' }).getAttribute('href');
+      const cartId = await page.evaluate(() => localStorage.getItem(`ucp:cart:${location.origin}`));
 
-      await page.goto(new URL(href!).pathname);
+      await page.goto(`/cart/${cartId}`);
       await expect(page.locator('ucp-cart[mode=page] [part=line]')).toBeVisible();
       await scan(page, 'cart page');
+      // The checkout handoff and the demo shop's preview page it lands on.
+      await page.locator('ucp-cart[mode=page]').getByRole('button', { name: 'Checkout' }).click();
+      await page.waitForURL('**/handoff-preview');
+      await scan(page, 'checkout handoff preview');
     });
   });
 }

@@ -24,7 +24,7 @@ async function openNewCart(page: Page, baseURL?: string) {
   return dialog;
 }
 
-test('agent page: handshake with port upgrade, start/change with the full cart, complete → continue_url', async ({ page, baseURL }) => {
+test('agent page: handshake with port upgrade, start/change with the full cart, complete → checkout handoff', async ({ page, baseURL }) => {
   const shop = baseURL!;
   const dialog = await openNewCart(page, baseURL);
 
@@ -65,11 +65,11 @@ test('agent page: handshake with port upgrade, start/change with the full cart, 
   expect(change.cart.totals.find((t: any) => t.type === 'total').amount).toBe(5000);
   expect(change.cart.currency).toBe('USD');
 
-  // complete: the frame does not navigate; the host hands off top-level to continue_url (no ep_*).
+  // complete: the frame does not navigate; the host hands off top-level to the complete message's
+  // continue_url (no ep_*), which is the shop's checkout handoff, as the Checkout button on the shop.
   await frame.getByRole('button', { name: 'Checkout' }).click();
-  await page.waitForURL(cart.continue_url);
-  expect(page.url()).toBe(cart.continue_url);
-  await expect(page.locator('ucp-cart')).toBeVisible();
+  await page.waitForURL('**/handoff-preview');
+  await expect(page.getByRole('table')).toContainText('Quantity');
 });
 
 test('agent page: complete can be cancelled by the page; dialog is accessible and closes with Escape', async ({ page, baseURL }) => {
@@ -88,6 +88,7 @@ test('agent page: complete can be cancelled by the page; dialog is accessible an
   await page.frameLocator('iframe[title="Shopping cart"]').getByRole('button', { name: 'Checkout' }).click();
   const done = await logged(page, 'ucp:cart:complete');
   expect(done.cart.line_items[0].item.id).toBe('var_tee_m_navy');
+  expect(done.cart.continue_url).toBe(`${new URL(baseURL!).origin}/cart/${done.cart.id}/checkout`);
   expect(done.continue_url).toBe(done.cart.continue_url);
   await expect(page.getByRole('dialog')).toHaveCount(0);
   expect(page.url()).toBe(agentHref);

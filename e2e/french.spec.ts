@@ -26,7 +26,7 @@ test('a shopper on the French page: product, errors, cart and a rejected code ar
   const dialog = cartEl.getByRole('dialog', { name: 'Votre panier' });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByText('Gravure: Salut, Coffret: Coffret kraft')).toBeVisible();
-  await expect(dialog.getByRole('link', { name: 'Passer au paiement' })).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Passer au paiement' })).toBeVisible();
 
   // An expired code: the server's warning, in the cart's language.
   await dialog.getByLabel('Code de réduction').fill('SUMMER2024');

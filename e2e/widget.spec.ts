@@ -1,11 +1,11 @@
 /**
  * host.js widget flow on the demo storefront: variant, customization errors from the server's
  * message paths, add, quantity, rejected then accepted discount code, totals in two currencies,
- * checkout link = the cart's continue_url.
+ * Checkout hands over to the shop's checkout (the demo shop's preview page shows what it received).
  */
 import { expect, test } from '@playwright/test';
 
-test('product widget → cart dialog → checkout link', async ({ page, baseURL }) => {
+test('product widget → cart dialog → checkout handoff', async ({ page, baseURL }) => {
   await page.goto('/products/engraved-flask');
   const product = page.locator('ucp-product');
   await expect(product.getByRole('heading', { name: 'Engraved Steel Flask' })).toBeVisible();
@@ -70,14 +70,18 @@ test('product widget → cart dialog → checkout link', async ({ page, baseURL 
   await expect(dialog.locator('[data-total=total]')).toContainText('€');
   await expect(dialog.locator('[data-total=total]')).not.toContainText('$');
 
-  // Checkout goes to the cart's continue_url.
+  // Checkout hands over to the shop's checkout (docs/carts.md "Checkout handoff").
   const cartId = await page.evaluate((origin) => localStorage.getItem(`ucp:cart:${origin}`), new URL(baseURL!).origin);
   expect(cartId).toBeTruthy();
   // (Node's resolver does not know *.localhost, so API calls go through the page.)
   const cart = await page.evaluate((id) => fetch(`/api/ucp/carts/${id}`).then((r) => r.json()), cartId);
   expect(cart.currency).toBe('EUR');
   expect(cart.continue_url).toBe(`${new URL(baseURL!).origin}/cart/${cartId}`);
-  await expect(dialog.getByRole('link', { name: 'Checkout' })).toHaveAttribute('href', cart.continue_url);
+  await dialog.getByRole('button', { name: 'Checkout' }).click();
+  await page.waitForURL('**/handoff-preview');
+  await expect(page.getByRole('heading', { name: 'Handed over to the shop’s checkout' })).toBeVisible();
+  await expect(page.getByRole('table')).toContainText('Engraving: Happy trails');
+  await expect(page.getByText('Prices in EUR')).toBeVisible();
 });
 
 test('cart page at continue_url renders the cart (CSP on, no console errors)', async ({ page }) => {
@@ -93,7 +97,7 @@ test('cart page at continue_url renders the cart (CSP on, no console errors)', a
   const el = page.locator('ucp-cart[mode=page]');
   await expect(el.getByRole('heading', { name: 'Your cart' })).toBeVisible();
   await expect(el.locator('[part=line]')).toContainText('Engraved Steel Flask');
-  await expect(el.getByRole('link', { name: 'Checkout' })).toHaveAttribute('href', cart.continue_url);
+  await expect(el.getByRole('button', { name: 'Checkout' })).toBeEnabled();
   expect(errors).toEqual([]);
 
   await page.goto('/cart/does-not-exist');

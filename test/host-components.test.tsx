@@ -183,14 +183,14 @@ describe('Store', () => {
   });
 });
 
-describe('the Checkout action (Store.checkout: the cart\'s link and WebMCP begin_checkout)', () => {
+describe('the Checkout action (Store.checkout: the cart\'s button and WebMCP begin_checkout)', () => {
   const cart = {
     ucp: { version: '2026-04-08' }, id: 'c_go', currency: 'USD', continue_url: 'http://go.test/cart/c_go', expires_at: '',
     line_items: [{ id: 'li_1', item: { id: 'v1', title: 'T', price: 100 }, quantity: 1, totals: [{ type: 'total', amount: 100 }] }],
     totals: [{ type: 'total', amount: 100 }],
   };
 
-  it('the Checkout link says where it goes and its click runs the store\'s one action', async () => {
+  it('the Checkout button runs the store\'s one action: the cart goes to the handoff target', async () => {
     vi.stubGlobal('fetch', async () => new Response(JSON.stringify(cart), { status: 200, headers: { 'content-type': 'application/json' } }));
     localStorage.setItem('ucp:cart:http://go.test', 'c_go');
     defineElements();
@@ -199,21 +199,19 @@ describe('the Checkout action (Store.checkout: the cart\'s link and WebMCP begin
     document.body.append(el);
     const root = el.shadowRoot!;
     await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull());
-    const link = root.querySelector<HTMLAnchorElement>('a[part=checkout]')!;
-    expect(link.getAttribute('href')).toBe(cart.continue_url);
-    const seen: string[] = [];
-    storeFor('http://go.test').handover = (c) => seen.push(c.id);
-    const click = new MouseEvent('click', { bubbles: true, cancelable: true });
-    link.dispatchEvent(click);
-    expect(seen).toEqual(['c_go']);
-    expect(click.defaultPrevented).toBe(true);
+    const seen: Array<[string, string]> = [];
+    storeFor('http://go.test').handoff = (c) => seen.push([c.id, c.continue_url]);
+    root.querySelector<HTMLButtonElement>('button[part=checkout]')!.click();
+    expect(seen).toEqual([['c_go', 'http://go.test/cart/c_go/checkout']]);
   });
 
-  it('without a handover it goes to the cart\'s continue_url', () => {
+  it('without a handoff it navigates to the shop\'s checkout handoff; with no lines it does nothing', () => {
     const s = new Store('http://go2.test');
     const assign = vi.spyOn(location, 'assign').mockImplementation(() => {});
-    s.checkout(cart as any);
-    expect(assign).toHaveBeenCalledWith(cart.continue_url);
+    expect(s.checkout()).toBeNull();
+    s.cart.value = cart as any;
+    expect(s.checkout()).toBe('http://go2.test/cart/c_go/checkout');
+    expect(assign).toHaveBeenCalledWith('http://go2.test/cart/c_go/checkout');
     assign.mockRestore();
   });
 });

@@ -110,7 +110,7 @@ describe('WebMCP cart tools on the shopper\'s cart', () => {
     stubShop(() => ({ body: cart([{ item: { id: 'v_a' }, quantity: 1 }]) }));
     const d = deps('http://w5.test');
     const handed: string[] = [];
-    d.store.handover = (c) => handed.push(c.id);
+    d.store.handoff = (c) => handed.push(c.id);
     let asked = 0;
     const client = {
       requestUserInteraction: async (ask: () => Promise<boolean>) => {

@@ -15,6 +15,8 @@ const en = {
   code_min_subtotal: "Code '{0}' needs a subtotal of at least {1}.",
   variant_unknown: "No variant '{0}' in this shop.",
   variant_unavailable: "Variant '{0}' is not available.",
+  stock_capped: 'Only {1} of {0} available: the quantity is {1} instead of {2}.',
+  stock_none: '{0} is out of stock: remove it or choose another variant.',
   // Customizations ({0} is always the definition id, first and in straight quotes: host.js reads
   // it back from a missing-group message; {1} its label in the cart's language).
   cz_not_supported: 'This variant takes no customizations; remove them.',
@@ -45,6 +47,8 @@ const fr: Record<WordKey, string> = {
   code_min_subtotal: 'Le code «\u00a0{0}\u00a0» demande un sous-total d’au moins {1}.',
   variant_unknown: 'Aucune variante «\u00a0{0}\u00a0» dans cette boutique.',
   variant_unavailable: 'La variante «\u00a0{0}\u00a0» n’est pas disponible.',
+  stock_capped: 'Seulement {1} disponible(s) pour {0}\u00a0: la quantité est {1} au lieu de {2}.',
+  stock_none: '{0} est en rupture de stock\u00a0: retirez-le ou choisissez une autre variante.',
   cz_not_supported: 'Cette variante ne se personnalise pas\u00a0; retirez les personnalisations.',
   cz_unknown: "Personnalisation inconnue '{0}'. Cette variante accepte\u00a0: {1}.",
   cz_once: "'{0}' ({1}) ne peut être donné qu’une fois.",
@@ -60,12 +64,18 @@ const fr: Record<WordKey, string> = {
   cz_too_many: "'{0}' ({1}) accepte au plus {2} choix\u00a0; reçu {3}.",
 };
 
-const tables: Record<string, Record<WordKey, string>> = { en, fr };
-
 export type Say = (key: WordKey, ...args: Array<string | number>) => string;
 
-/** The words of a language (BCP 47; its primary subtag picks the table, English otherwise). */
+/**
+ * A `say` over word tables (English first): a language's primary subtag picks its table, English
+ * otherwise; `{0}`… are filled with the arguments. Also used for the storefront's own words.
+ */
+export function wordsIn<K extends string>(tables: { en: Record<K, string> } & Record<string, Record<K, string>>, language: string) {
+  const table = tables[language.toLowerCase().split('-')[0]] ?? tables.en;
+  return (key: K, ...args: Array<string | number>) => table[key].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
+}
+
+/** The server's cart words in a language (BCP 47). */
 export function wordsFor(language: string): Say {
-  const table = tables[language.toLowerCase().split('-')[0]] ?? en;
-  return (key, ...args) => table[key].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
+  return wordsIn({ en, fr }, language);
 }

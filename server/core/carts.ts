@@ -15,8 +15,9 @@ import type { Shop, StoredDiscount } from './types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
 import { loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
-import { convert, exponent } from './money.ts';
-import { isAvailable, variantTitle } from './products.ts';
+import { convert, formatMoney } from './money.ts';
+import { variantTitle } from './products.ts';
+import { allotStock, isAvailable, unitsAvailable } from './stock.ts';
 import { describeCustomizations, validateCustomizations } from './customizations.ts';
 import { evaluateCodes, findDiscounts } from './discounts.ts';
 import { wordsFor } from './cart-words.ts';
@@ -80,8 +81,27 @@ export function newCartId(): string {
   return `cart_${randomBytes(16).toString('base64url')}`;
 }
 
-/** Validates and prices the requested lines against the catalog (one query). Throws CartRejected. */
-async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_items'], locale: Locale): Promise<StoredCartLine[]> {
+/** Units available per variant id (unitsAvailable; a variant no longer in the catalog has none). */
+export type StockMap = ReadonlyMap<string, number | null>;
+
+/** The stock of these variants now (one query; the product cache on the embedded database). */
+export async function stockOf(db: Exec, shop: Shop, variantIds: string[]): Promise<StockMap> {
+  const found = await loadVariants(db, shop, [...new Set(variantIds)]);
+  return new Map(variantIds.map((id) => [id, found.has(id) ? unitsAvailable(found.get(id)!.variant) : 0]));
+}
+
+interface BuiltLines {
+  lines: StoredCartLine[];
+  /** Lines capped to the stock left (`out_of_stock` warnings at their quantity), for this response. */
+  messages: Message[];
+  stock: StockMap;
+}
+
+/**
+ * Validates and prices the requested lines against the catalog (one query), capping each line to
+ * the stock left for it (core/stock.ts). Throws CartRejected.
+ */
+async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_items'], locale: Locale): Promise<BuiltLines> {
   const found = await loadVariants(db, shop, input.map((l) => l.item.id));
   const issues: CartIssue[] = [];
   const o = { locale, origin: '', defaultLanguage: shop.settings.default_language };
@@ -120,6 +140,17 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
     if (line.id) usedIds.add(line.id);
   });
   if (issues.length) throw new CartRejected(issues);
+  const stock: StockMap = new Map(lines.map((l) => [l.variant_id, unitsAvailable(found.get(l.variant_id)!.variant)]));
+  const messages: Message[] = [];
+  allotStock(lines.map((l) => ({ variantId: l.variant_id, quantity: l.quantity })), stock).forEach((a, i) => {
+    const path = `$.line_items[${i}].quantity`;
+    if (a.quantity === 0) issues.push({ path, code: 'out_of_stock', content: say('stock_none', lines[i].title), severity: 'recoverable' });
+    else if (a.capped !== undefined) {
+      messages.push({ type: 'warning', code: 'out_of_stock', path, content: say('stock_capped', lines[i].title, a.capped, lines[i].quantity) });
+      lines[i].quantity = a.quantity;
+    }
+  });
+  if (issues.length) throw new CartRejected(issues);
   let n = 0;
   for (const l of lines) {
     if (!l.id) {
@@ -131,7 +162,7 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
   }
   const ids = new Set(lines.map((l) => l.id));
   for (const l of lines) if (l.parent_id && (!ids.has(l.parent_id) || l.parent_id === l.id)) delete l.parent_id;
-  return lines;
+  return { lines, messages, stock };
 }
 
 function contextOf(context: CreateCartRequest['context']): Record<string, unknown> {
@@ -140,8 +171,10 @@ function contextOf(context: CreateCartRequest['context']): Record<string, unknow
 
 export interface WriteResult {
   record: CartRecord;
-  /** Request-time warnings (unsupported language/currency) to show once, in this response. */
+  /** Request-time warnings (unsupported language/currency, lines capped to stock) to show once, in this response. */
   messages: Message[];
+  /** The stock the lines were checked against, for rendering this response without another read. */
+  stock: StockMap;
 }
 
 export interface CartOptions {
@@ -153,7 +186,7 @@ export interface CartOptions {
 export async function prepareCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult & { now: Date }> {
   const now = opts.now ?? new Date();
   const { locale, notices } = resolveLocale(shop, req.context, opts.acceptLanguage);
-  const lines = await buildLines(db, shop, req.line_items, locale);
+  const { lines, messages, stock } = await buildLines(db, shop, req.line_items, locale);
   const codes = req.discounts?.codes ?? [];
   const defs = await findDiscounts(db, shop.id, codes);
   const record: CartRecord = {
@@ -167,7 +200,7 @@ export async function prepareCart(db: Exec, shop: Shop, req: CreateCartRequest, 
     discounts: { codes, defs },
     expires_at: new Date(now.getTime() + CART_TTL_MS),
   };
-  return { record, messages: noticeMessages(notices), now };
+  return { record, messages: [...noticeMessages(notices), ...messages], stock, now };
 }
 
 /** The INSERT of a prepared cart, performed only where `when` holds (see runIdempotentInsert). */
@@ -180,7 +213,7 @@ export function cartInsert(record: CartRecord, now: Date, when: RawBuilder<boole
 }
 
 export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
-  const { record, messages, now } = await prepareCart(db, shop, req, opts);
+  const { record, messages, stock, now } = await prepareCart(db, shop, req, opts);
   await db
     .insertInto('carts')
     .values({
@@ -197,7 +230,7 @@ export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, o
       expires_at: record.expires_at,
     })
     .execute();
-  return { record, messages };
+  return { record, messages, stock };
 }
 
 /** A live (unexpired) cart of this shop, or null. `forUpdate` locks the row for the transaction. */
@@ -227,7 +260,7 @@ export async function findCart(db: Exec, shop: Shop, id: string, opts: { now?: D
 async function prepareUpdate(db: Exec, shop: Shop, old: CartRecord, req: UpdateCartRequest, opts: CartOptions, now: Date): Promise<WriteResult> {
   const merged = { ...old.context, ...contextOf(req.context) } as RequestContext;
   const { locale, notices } = resolveLocale(shop, { ...merged, language: merged.language ?? old.language, currency: merged.currency ?? old.currency }, opts.acceptLanguage);
-  const lines = await buildLines(db, shop, req.line_items, locale);
+  const { lines, messages, stock } = await buildLines(db, shop, req.line_items, locale);
   const discounts = req.discounts?.codes
     ? { codes: req.discounts.codes, defs: await findDiscounts(db, shop.id, req.discounts.codes) }
     : old.discounts;
@@ -241,7 +274,7 @@ async function prepareUpdate(db: Exec, shop: Shop, old: CartRecord, req: UpdateC
     discounts,
     expires_at: new Date(now.getTime() + CART_TTL_MS),
   };
-  return { record, messages: noticeMessages(notices) };
+  return { record, messages: [...noticeMessages(notices), ...messages], stock };
 }
 
 /** Writes a prepared update; with `expectVersion`, only if nobody has written the cart since (false: someone did). */
@@ -337,30 +370,57 @@ function absolute(url: string, origin: string): string {
   return /^https?:\/\//.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
 }
 
-function formatter(currency: string) {
-  const exp = exponent(currency);
-  return (amount: number) => `${(amount / 10 ** exp).toFixed(exp)} ${currency}`;
+
+/**
+ * The lines as stock allows now (core/stock.ts): a line above what is left shows what is left, with
+ * an `out_of_stock` warning at its quantity; a line with nothing left keeps its quantity and gets an
+ * `out_of_stock` error (recoverable: lower or remove it), and the cart cannot be handed to checkout.
+ */
+export function linesInStock(record: CartRecord, stock: StockMap, say: ReturnType<typeof wordsFor>): { lines: StoredCartLine[]; messages: Message[] } {
+  const messages: Message[] = [];
+  const allotted = allotStock(record.line_items.map((l) => ({ variantId: l.variant_id, quantity: l.quantity })), stock);
+  const lines = record.line_items.map((l, i) => {
+    const a = allotted[i];
+    if (a.quantity === 0) {
+      messages.push({ type: 'error', code: 'out_of_stock', path: `$.line_items[${i}]`, content: say('stock_none', l.title), severity: 'recoverable' });
+      return l;
+    }
+    if (a.capped === undefined) return l;
+    messages.push({ type: 'warning', code: 'out_of_stock', path: `$.line_items[${i}].quantity`, content: say('stock_capped', l.title, a.capped, l.quantity) });
+    return { ...l, quantity: a.quantity };
+  });
+  return { lines, messages };
 }
 
-/** The cart body (everything but the `ucp` block), priced now in the cart's currency. */
-export function renderCart(record: CartRecord, shop: Shop, origin: string, extraMessages: Message[] = [], now = new Date()): Omit<Cart, 'ucp'> {
+/** True when a rendered cart has a line with nothing left in stock (it cannot go to checkout). */
+export function hasOutOfStockLine(messages: readonly Message[] | undefined): boolean {
+  return (messages ?? []).some((m) => m.type === 'error' && m.code === 'out_of_stock');
+}
+
+/**
+ * The cart body (everything but the `ucp` block), priced now in the cart's currency. With `stock`
+ * (the variants' units available now), lines are checked against it (linesInStock).
+ */
+export function renderCart(record: CartRecord, shop: Shop, origin: string, extraMessages: Message[] = [], now = new Date(), stock?: StockMap): Omit<Cart, 'ucp'> {
   const ctx = record.context as RequestContext;
   const { locale } = resolveLocale(shop, { ...ctx, language: record.language, currency: record.currency });
   const cur = locale.currency;
   const say = wordsFor(locale.language);
+  const checked = stock ? linesInStock(record, stock, say) : { lines: record.line_items, messages: [] };
+  const stored = checked.lines;
   const toCart = (amount: number) => convert(amount, locale.rates, cur);
-  const unitPrices = record.line_items.map((l) => toCart(l.unit_price));
-  const itemsSubtotal = record.line_items.reduce((s, l, i) => s + unitPrices[i] * l.quantity, 0);
+  const unitPrices = stored.map((l) => toCart(l.unit_price));
+  const itemsSubtotal = stored.reduce((s, l, i) => s + unitPrices[i] * l.quantity, 0);
 
-  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), formatter(cur), now, say);
+  const evaluation = evaluateCodes(record.discounts.codes, record.discounts.defs, itemsSubtotal, (d) => toCart(d.min_subtotal ?? 0), (amount) => formatMoney(amount, cur, locale.language), now, say);
   const taxBps = taxRateBps(shop.settings.tax, locale.country, locale.region);
   const priced = priceCart(
-    record.line_items.map((l, i) => ({ unitPrice: unitPrices[i], quantity: l.quantity })),
+    stored.map((l, i) => ({ unitPrice: unitPrices[i], quantity: l.quantity })),
     evaluation.accepted.map(({ def }) => ({ kind: def.kind, value: def.kind === 'percentage' ? def.value : toCart(def.value) })),
     taxBps,
   );
 
-  const line_items: LineItem[] = record.line_items.map((l, i) => {
+  const line_items: LineItem[] = stored.map((l, i) => {
     const p = priced.lines[i];
     const totals: Total[] = [{ type: 'subtotal', amount: p.subtotal }];
     if (p.discount > 0) totals.push({ type: 'items_discount', amount: -p.discount, display_text: say('discount') });
@@ -395,7 +455,7 @@ export function renderCart(record: CartRecord, shop: Shop, origin: string, extra
   if (taxBps > 0) totals.push({ type: 'tax', amount: priced.tax, display_text: say('tax') });
   totals.push({ type: 'total', amount: priced.total });
 
-  const messages = [...extraMessages, ...evaluation.messages];
+  const messages = [...extraMessages, ...checked.messages, ...evaluation.messages];
   return {
     id: record.id,
     currency: cur,

@@ -116,6 +116,19 @@ export type StoredDiscount = z.infer<typeof StoredDiscount>;
 /** One per-client budget: bursts of `burst` requests, refilled at `per_second`; `false` turns it off. */
 const Budget = z.union([z.strictObject({ burst: z.number().int().min(1), per_second: z.number().positive() }), z.literal(false)]);
 const BudgetPair = z.strictObject({ read: Budget.optional(), write: Budget.optional() });
+/**
+ * Where the cart hands over to the shop's own checkout (docs/carts.md "Checkout handoff"): a URL
+ * template filled from the cart, reached by a redirect (GET) or a form POST of the whole cart.
+ */
+export const CheckoutHandoff = z.object({
+  /** Absolute http(s) URL or a path on the storefront; `{cart_id}`, `{currency}`, `{language}`, `{lines}` are filled in. */
+  url: z.string().regex(/^(https?:\/\/[^\s]+|\/[^\s]*)$/, 'an http(s) URL or a path starting with /'),
+  method: z.enum(['GET', 'POST']).default('GET'),
+  /** One line of `{lines}`: `{variant_id}`, `{sku}`, `{quantity}`. */
+  line: z.string().default('{variant_id}:{quantity}'),
+  separator: z.string().default(','),
+});
+export type CheckoutHandoff = z.infer<typeof CheckoutHandoff>;
 
 export const ShopSettings = z.object({
   default_language: z.string().min(2).default('en'),
@@ -144,6 +157,8 @@ export const ShopSettings = z.object({
   rate_limits: z.strictObject({ anonymous: BudgetPair.optional(), keyed: BudgetPair.optional() }).optional(),
   /** host.js registers the shop's tools with in-page agents (WebMCP, docs/webmcp.md) on its own pages. */
   webmcp_enabled: z.boolean().default(true),
+  /** The shop's own checkout; without it the handoff shows the order summary and says checkout is not connected. */
+  checkout: CheckoutHandoff.optional(),
   /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });

@@ -36,3 +36,17 @@ export function convert(amount: number, r: Rates, to: string): number {
   const scale = 10 ** (exponent(to) - exponent(r.base));
   return roundHalfAwayFromZero(amount * rate * scale);
 }
+
+/**
+ * An amount as shoppers read it in a language: `$150.00` in English, `150,00 $US` in French —
+ * the same Intl formatting host.js uses for prices (src/state/store.ts `money`), so a message
+ * reads like the prices around it.
+ */
+export function formatMoney(amount: number, currency: string, language: string): string {
+  const value = amount / 10 ** exponent(currency);
+  try {
+    return new Intl.NumberFormat(language, { style: 'currency', currency, minimumFractionDigits: exponent(currency), maximumFractionDigits: exponent(currency) }).format(value);
+  } catch {
+    return `${value.toFixed(exponent(currency))} ${currency}`;
+  }
+}

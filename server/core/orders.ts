@@ -9,7 +9,7 @@ import type { DB } from '../db/index.ts';
 import type { Shop } from './types.ts';
 import { InvalidRequest, parseOrThrow, type FieldIssue } from './errors.ts';
 import { loadVariants } from './catalog.ts';
-import { isAvailable } from './products.ts';
+import { isAvailable, unitsAvailable } from './stock.ts';
 import { findCustomer } from './customers.ts';
 import { randomToken } from '../oauth/crypto.ts';
 import { enqueueOrderEvent } from './webhooks.ts';
@@ -88,8 +88,9 @@ export async function createOrder(db: DB, shop: Shop, input: unknown): Promise<O
     const path = `$.items[${i}].variant_id`;
     if (!hit) return void issues.push({ path, code: 'unknown_variant', content: `No variant ${item.variant_id} in this merchant's catalog.` });
     if (!isAvailable(hit.variant)) return void issues.push({ path, code: 'unavailable', content: `Variant ${item.variant_id} is not available.` });
-    if (hit.variant.inventory !== undefined && !hit.variant.status && hit.variant.inventory < item.quantity) {
-      return void issues.push({ path: `$.items[${i}].quantity`, code: 'insufficient_inventory', content: `Only ${hit.variant.inventory} of ${item.variant_id} in stock.` });
+    const units = unitsAvailable(hit.variant);
+    if (units !== null && units < item.quantity) {
+      return void issues.push({ path: `$.items[${i}].quantity`, code: 'insufficient_inventory', content: `Only ${units} of ${item.variant_id} in stock.` });
     }
     if ((hit.variant.customizations ?? []).some((d) => d.required)) {
       return void issues.push({ path, code: 'customization_required', content: `Variant ${item.variant_id} needs buyer customizations; order it through a storefront cart.` });

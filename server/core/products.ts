@@ -9,6 +9,7 @@ import type { StoredProduct, StoredVariant, CustomizationDef } from './types.ts'
 import type { Locale } from './localize.ts';
 import { text } from './localize.ts';
 import { convert } from './money.ts';
+import { availabilityStatus, isAvailable, unitsAvailable } from './stock.ts';
 
 export interface RenderOptions {
   locale: Locale;
@@ -25,16 +26,7 @@ function absolute(url: string, origin: string): string {
   return /^https?:\/\//.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
 }
 
-export function isAvailable(v: StoredVariant): boolean {
-  if (v.status === 'discontinued' || v.status === 'out_of_stock') return false;
-  if (v.status === 'backorder' || v.status === 'preorder') return true;
-  return v.inventory === undefined || v.inventory > 0;
-}
-
-function availabilityStatus(v: StoredVariant): string {
-  if (v.status) return v.status;
-  return isAvailable(v) ? 'in_stock' : 'out_of_stock';
-}
+export { isAvailable };
 
 export function renderCustomizations(defs: CustomizationDef[], o: RenderOptions): WireCustomization[] {
   const t = (v: Parameters<typeof text>[0]) => text(v, o.locale.language, o.defaultLanguage);
@@ -98,8 +90,14 @@ export function renderVariant(p: StoredProduct, v: StoredVariant, o: RenderOptio
       : {}),
     ...(v.barcodes?.length ? { barcodes: v.barcodes } : {}),
     // Always present so clients can rely on it: an empty list means "no customizations".
-    metadata: { customizations: renderCustomizations(v.customizations ?? [], o) },
+    // `quantity_available`: the most one cart can hold now, when stock is limited (docs/ucp.md).
+    metadata: { customizations: renderCustomizations(v.customizations ?? [], o), ...quantityAvailable(v) },
   };
+}
+
+function quantityAvailable(v: StoredVariant): { quantity_available?: number } {
+  const n = unitsAvailable(v);
+  return n === null ? {} : { quantity_available: n };
 }
 
 function range(values: number[], o: RenderOptions) {

@@ -39,8 +39,13 @@ export function checkKeyEncryptionSecret(mode: 'development' | 'production', log
   }
 }
 
+/** A 32-byte key for one purpose, derived from KEY_ENCRYPTION_SECRET (HKDF-SHA256, `label` as salt). */
+export function derivedKey(label: string, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret(), label, info, 32));
+}
+
 function dataKey(): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret(), 'ucp-storefront/signing-keys', 'aes-256-gcm v1', 32));
+  return derivedKey('ucp-storefront/signing-keys', 'aes-256-gcm v1');
 }
 
 export function encryptPrivateKey(kid: string, key: KeyObject): string {

@@ -22,6 +22,7 @@ import type { Shop } from '../core/types.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
 import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Tier } from '../core/access-policy.ts';
 import { verifyChannelKey } from '../core/channel-keys.ts';
+import { checkStorefrontToken, isStorefrontToken } from '../core/storefront-tokens.ts';
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/negotiation.ts';
 import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/platform-profiles.ts';
 import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatures.ts';
@@ -84,6 +85,7 @@ export class CapabilitiesIncompatible extends Error {
 }
 
 export type Principal =
+  | { type: 'storefront' }
   | { type: 'channel_key'; id: string; profileUrl: string }
   | { type: 'signature'; keyid: string; profileUrl: string };
 
@@ -184,6 +186,14 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
 
   // 2. The tier.
   const key = presentedKey(headers, origin);
+  // The storefront's own pages (core/storefront-tokens.ts): every operation, whatever the policy.
+  if (key !== undefined && isStorefrontToken(key)) {
+    const state = checkStorefrontToken(shop.id, key, input.now);
+    if (state !== 'ok') {
+      throw new AccessDenied('invalid_credentials', state === 'expired' ? 'This storefront page is too old; reload it.' : 'The storefront token is not valid for this shop.', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
+    }
+    return { tier: 'token', principal: { type: 'storefront' }, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
+  }
   const signed = headers.has('signature') || headers.has('signature-input');
   const tier: Tier = key !== undefined ? 'token' : signed ? 'signed' : 'anonymous';
   let principal: Principal | undefined;

@@ -16,6 +16,7 @@ import { StoredProduct } from '../core/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
 import { Conflict, createCustomer, findCustomer, listCustomers } from '../core/customers.ts';
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
+import { getInventory, setInventory } from '../core/inventory.ts';
 import { listDeliveries, redeliver } from '../core/webhooks.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/webhook-endpoints.ts';
 import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
@@ -47,6 +48,9 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   { method: 'DELETE', path: '/3.0/webhooks/{id}', scope: 'settings_write' },
   { method: 'GET', path: '/3.0/webhooks/deliveries', scope: 'settings_read' },
   { method: 'POST', path: '/3.0/webhooks/deliveries/{id}/redeliver', scope: 'settings_write' },
+  // Inventory levels (docs/carts.md "Stock").
+  { method: 'GET', path: '/3.0/inventory/{id}', scope: 'inventories_read' },
+  { method: 'PUT', path: '/3.0/inventory/{id}', scope: 'inventories_write' },
   // Channel API keys for agent platforms (docs/access.md).
   { method: 'GET', path: '/3.0/channel_keys', scope: 'sales_channel_read' },
   { method: 'POST', path: '/3.0/channel_keys', scope: 'sales_channel_write' },
@@ -234,6 +238,19 @@ export function merchantRoutes() {
     const ok = await deleteProduct(c.get('db'), c.get('merchant').id, c.req.param('id'));
     if (!ok) throw new ApiError(404, 'not_found', `No product ${c.req.param('id')}.`);
     return c.body(null, 204);
+  });
+
+  // Inventory: one variant's level; a change is what the next cart read checks against.
+  r.get(`${v}/inventory/:variantId`, guard('inventories_read'), async (c) => {
+    const level = await getInventory(c.get('db'), c.get('merchant').id, c.req.param('variantId'));
+    if (!level) throw new ApiError(404, 'not_found', `No variant ${c.req.param('variantId')}.`);
+    return c.json(level);
+  });
+
+  r.put(`${v}/inventory/:variantId`, guard('inventories_write'), async (c) => {
+    const level = await setInventory(c.get('db'), c.get('merchant').id, c.req.param('variantId'), await readJson(c));
+    if (!level) throw new ApiError(404, 'not_found', `No variant ${c.req.param('variantId')}.`);
+    return c.json(level);
   });
 
   // Customers

@@ -990,6 +990,8 @@ export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline' | 'stri
         mcp_enabled: true,
         allowed_agent_origins: ['http://agent.localhost:*'],
         order_webhooks_enabled: false,
+        // The demo's "own checkout" is a page that shows what was handed over (docs/carts.md "Checkout handoff").
+        checkout: { url: '/handoff-preview', method: 'POST' },
         extra: {
           // Access tiers (docs/access.md): anonymous agents may browse and build carts; keys and signatures may do everything.
           access: {

@@ -12,6 +12,7 @@ import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
 import { webMcpRoutes } from './webmcp.ts';
+import { checkoutRoutes } from './checkout.ts';
 
 export const AGENT_HOSTNAME = 'agent.localhost';
 
@@ -70,6 +71,7 @@ export function storefrontRoutes() {
   ucp.route('/', hostJsRoutes());
   ucp.route('/', webMcpRoutes());
   app.route('/ucp', ucp);
+  app.route('/', checkoutRoutes());
   app.route('/', storefrontPages());
   return app;
 }

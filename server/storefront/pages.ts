@@ -10,6 +10,12 @@ import type { Shop } from '../core/types.ts';
 import { text } from '../core/localize.ts';
 import { hostBundle, roleChunks } from './hostjs.ts';
 import { protocolError } from '../http/errors.ts';
+import { prefsOf, type Prefs } from './prefs.ts';
+import { storeWords } from './words.ts';
+import { issueStorefrontToken } from '../core/storefront-tokens.ts';
+
+/** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
+export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (ch) => ESC[ch]);
@@ -34,7 +40,7 @@ export function frameAncestors(origins: string[]): string[] {
   return origins.map((o) => o.trim().replace(/\/$/, '')).filter((o) => ORIGIN_RE.test(o));
 }
 
-export function pageCsp(ancestors: string[] = []): string {
+export function pageCsp(ancestors: string[] = [], formTargets: string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -42,18 +48,23 @@ export function pageCsp(ancestors: string[] = []): string {
     "img-src 'self' data:",
     "connect-src 'self'",
     "base-uri 'none'",
-    "form-action 'self'",
+    `form-action ${["'self'", ...formTargets].join(' ')}`,
     `frame-ancestors ${["'self'", ...ancestors].join(' ')}`,
   ].join('; ');
 }
 
-function page(
-  c: Context<AppEnv>,
-  shop: Shop,
-  title: string,
-  body: Raw,
-  opts: { ancestors?: string[]; status?: 200 | 404; withHeader?: boolean; cartButton?: boolean; preload?: 'embedded' } = {},
-) {
+export interface PageOptions {
+  ancestors?: string[];
+  /** Origins a form on the page may post to (the checkout handoff). */
+  formTargets?: string[];
+  status?: 200 | 404 | 410 | 409 | 400;
+  withHeader?: boolean;
+  cartButton?: boolean;
+  preload?: 'embedded';
+}
+
+/** A storefront page in the shopper's language and currency (prefs.ts), with the shop's header. */
+export function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, opts: PageOptions = {}) {
   const b = hostBundle();
   // host.js is an ES module: the immutable twin with SRI when built; otherwise the plain URL (which
   // answers 503 until built). A framed cart page also preloads the embedded role's chunks with SRI
@@ -68,29 +79,32 @@ function page(
         }`
       : html`<script type="module" src="/ucp/host.js" crossorigin="anonymous"${off}></script>`
     : '';
-  const lang = shop.settings.default_language;
+  const prefs = prefsOf(c, shop);
+  const lang = prefs.language;
+  const say = storeWords(lang);
   const doc = html`<!doctype html>
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${shop.name}</title>
+${shop.protocolEnabled ? html`<meta name="ucp-storefront-token" content="${issueStorefrontToken(shop.id)}">` : ''}
 <link rel="stylesheet" href="/storefront.css">
 ${script}
 <script src="/storefront.js" defer></script>
 </head>
 <body>
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
-<label>Currency <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option>${cur}</option>`)}</select></label>
-<label>Language <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
-${opts.cartButton === false ? '' : raw('<ucp-cart></ucp-cart>')}</div>` : ''}</header>`}
+<label><span class="lbl">${say('currency')}</span> <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
+<label><span class="lbl">${say('language')}</span> <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
+${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
 <main id="main">
 ${body}
 </main>
 </body>
 </html>
 `;
-  c.header('Content-Security-Policy', pageCsp(opts.ancestors));
+  c.header('Content-Security-Policy', pageCsp(opts.ancestors, opts.formTargets));
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
   c.header('Cache-Control', 'no-store');
@@ -108,11 +122,12 @@ export function storefrontPages() {
   app.get('/', async (c, next) => {
     const shop = c.get('shop');
     if (!shop) return next();
-    const lang = shop.settings.default_language;
+    const prefs = prefsOf(c, shop);
+    const lang = prefs.language;
     const rows = await listProducts(c, shop, 6);
     const items = rows.map((r) => {
-      const title = text(r.doc.title, lang, lang);
-      return html`<li><a href="/products/${encodeURIComponent(r.handle)}">${title}</a>${shop.protocolEnabled ? html`<ucp-product product-id="${r.id}"></ucp-product>` : ''}</li>`;
+      const title = text(r.doc.title, lang, shop.settings.default_language);
+      return html`<li><a href="/products/${encodeURIComponent(r.handle)}">${title}</a>${shop.protocolEnabled ? html`<ucp-product product-id="${r.id}"${currencyAttr(prefs)}></ucp-product>` : ''}</li>`;
     });
     return page(c, shop, 'Home', html`<h1>${shop.name}</h1><ul class="grid">${items}</ul>`);
   });
@@ -120,13 +135,14 @@ export function storefrontPages() {
   app.get('/products/:handle', async (c, next) => {
     const shop = c.get('shop');
     if (!shop) return next();
-    const lang = shop.settings.default_language;
+    const prefs = prefsOf(c, shop);
+    const lang = prefs.language;
     const row = await c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).where('handle', '=', c.req.param('handle')).executeTakeFirst();
     if (!row) return page(c, shop, 'Not found', html`<h1>Product not found</h1><p><a href="/">Back to the shop</a></p>`, { status: 404 });
-    const title = text(row.doc.title, lang, lang);
+    const title = text(row.doc.title, lang, shop.settings.default_language);
     const body = shop.protocolEnabled
-      ? html`<h1 class="sr-only">${title}</h1><ucp-product product-id="${row.id}"></ucp-product>`
-      : html`<h1>${title}</h1><p>${text(row.doc.description, lang, lang)}</p>`;
+      ? html`<h1 class="sr-only">${title}</h1><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>`
+      : html`<h1>${title}</h1><p>${text(row.doc.description, lang, shop.settings.default_language)}</p>`;
     return page(c, shop, title, body);
   });
 

@@ -10,7 +10,7 @@ import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/errors.ts';
-import { CartRejected, cancelCart, cartInsert, createCart, findCart, prepareCart, renderCart, updateCart, updateCartUnlocked, type CartRecord } from '../core/carts.ts';
+import { CartRejected, cancelCart, cartInsert, createCart, findCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
 import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
 import { validate } from '../http/body.ts';
 import { CAP, responseMeta } from './profile.ts';
@@ -41,8 +41,9 @@ export function cartMeta(negotiated?: Iterable<string>) {
   };
 }
 
-function cartBody(ctx: OperationContext, record: CartRecord, messages: Message[] = []): Cart {
-  const cart: Cart = { ucp: cartMeta(ctx.negotiated), ...renderCart(record, ctx.shop, ctx.origin, messages) };
+/** The cart as stock allows now: `stock` from the write that produced it, else read now (core/stock.ts). */
+function cartBody(ctx: OperationContext, record: CartRecord, messages: Message[], stock: StockMap): Cart {
+  const cart: Cart = { ucp: cartMeta(ctx.negotiated), ...renderCart(record, ctx.shop, ctx.origin, messages, undefined, stock) };
   if (ctx.negotiated !== undefined && !new Set(ctx.negotiated).has(CAP.discount)) delete cart.discounts;
   return cart;
 }
@@ -152,8 +153,8 @@ export async function createCartOp(ctx: OperationContext, input: unknown): Promi
     return idempotent(() =>
       runIdempotentInsert<OperationResult>(ctx.db, scope, async () => {
         try {
-          const { record, messages, now } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
-          return { result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages]) }, insert: (claimed) => cartInsert(record, now, claimed) };
+          const { record, messages, now, stock } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
+          return { result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) }, insert: (claimed) => cartInsert(record, now, claimed) };
         } catch (e) {
           if (e instanceof CartRejected) return { result: rejected(ctx, e) };
           throw e;
@@ -162,15 +163,15 @@ export async function createCartOp(ctx: OperationContext, input: unknown): Promi
     );
   }
   return guarded(ctx, 'create_cart', null, input, async (db) => {
-    const { record, messages } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
-    return { status: 201, body: cartBody(ctx, record, [...notes, ...messages]) };
+    const { record, messages, stock } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
+    return { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) };
   }, true); // reads, then a single INSERT
 }
 
 export async function getCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
   const record = await findCart(ctx.db, ctx.shop, id);
   if (!record) return notFound(ctx, id);
-  return { status: 200, body: cartBody(ctx, record) };
+  return { status: 200, body: cartBody(ctx, record, [], await stockOf(ctx.db, ctx.shop, record.line_items.map((l) => l.variant_id))) };
 }
 
 export async function updateCartOp(ctx: OperationContext, id: string, input: unknown): Promise<OperationResult> {
@@ -191,7 +192,7 @@ export async function updateCartOp(ctx: OperationContext, id: string, input: unk
     async (db) => {
       const r = await (keyed ? updateCart : updateCartUnlocked)(db, ctx.shop, id, req, { acceptLanguage: ctx.acceptLanguage });
       if (!r) return notFound(ctx, id);
-      return { status: 200, body: cartBody(ctx, r.record, [...notes, ...r.messages]) };
+      return { status: 200, body: cartBody(ctx, r.record, [...notes, ...r.messages], r.stock) };
     },
     !keyed,
   );
@@ -201,6 +202,6 @@ export async function cancelCartOp(ctx: OperationContext, id: string): Promise<O
   return guarded(ctx, 'cancel_cart', id, null, async (db) => {
     const before = await cancelCart(db, ctx.shop, id);
     if (!before) return notFound(ctx, id);
-    return { status: 200, body: cartBody(ctx, before) };
+    return { status: 200, body: cartBody(ctx, before, [], await stockOf(db, ctx.shop, before.line_items.map((l) => l.variant_id))) };
   });
 }

@@ -51,7 +51,9 @@ export class UcpClient {
       return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
     }
     if (!res.ok) {
-      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[], body: json } : fail(res.status, json?.code ?? 'http_error', json?.content ?? `HTTP ${res.status}`, json);
+      // A flat protocol error (access, limits, server) is for developers: the views word it for shoppers
+      // (code `unavailable`); `body` keeps the original for callers that speak to developers (WebMCP).
+      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[], body: json } : fail(res.status, 'unavailable', json?.content ?? `HTTP ${res.status}`, json);
     }
     if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [], body: json };
     return { ok: true, data: json as T };

@@ -17,7 +17,6 @@ import { storeFor, type Store } from '../state/store.ts';
 import { adoptStyles } from '../views/styles.ts';
 import { loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
 import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
-import type { Cart } from '../wire/cart.ts';
 import { startPage, type PageSession } from './mode.ts';
 
 /** The origin host.js was loaded from (a module script: its own URL, `import.meta.url`). */
@@ -125,6 +124,7 @@ export class UcpProduct extends UcpElement {
           ui={ui}
           uid={this.uid}
           onAdded={(detail) => this.dispatchEvent(new CustomEvent('ucp:cart:add', { detail, bubbles: true, composed: true }))}
+          onRetry={() => loadProduct(store, id, ui)}
         />
       ),
       () => {
@@ -157,7 +157,7 @@ export class UcpCart extends UcpElement {
     const id = this.getAttribute('cart-id');
     if (page && id) this.store.pin(id);
     const ui = (this.ui ??= cartUi());
-    const draw = (framed?: boolean) => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} framed={framed} />);
+    const draw = () => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} />);
     // Re-emit cart changes as DOM events for the page (analytics, agents).
     this.stopEvents?.();
     let first = true;
@@ -173,8 +173,7 @@ export class UcpCart extends UcpElement {
     }
     startPage(this, this.store).then((session) => {
       this.session = session;
-      if (session) this.store.handover = session.checkout;
-      draw(!!session);
+      draw();
     });
   }
 

@@ -5,7 +5,6 @@
  * (src/host/role-embedded.ts), fetched here only in embedded mode.
  */
 import type { EmbeddedSession } from '../embedded/embedded.ts';
-import type { Cart } from '../wire/cart.ts';
 import type { Store } from '../state/store.ts';
 
 export type Mode = 'widget' | 'embedded' | 'host';
@@ -15,10 +14,9 @@ export function selectMode(loc: Pick<Location, 'search'>): Mode {
   return q.has('ep_version') || q.has('ec_version') ? 'embedded' : 'widget';
 }
 
+/** Checkout inside a frame goes to the host through `Store.handoff` (no navigation; the sandbox forbids it). */
 export interface PageSession {
   session: EmbeddedSession;
-  /** Checkout inside a frame: hand over to the host (no navigation; the sandbox forbids it). */
-  checkout(cart: Cart): void;
 }
 
 /** `allowed-hosts` is a space-separated origin list (the same list as the page's frame-ancestors). */

@@ -19,6 +19,11 @@ export async function startEmbeddedPage(el: HTMLElement, store: Store, allowedOr
     if (session.credential) store.client.opts.auth = session.credential;
     // (startEmbedded has already applied it to the document.)
     if (session.colorScheme) el.setAttribute('color-scheme', session.colorScheme);
+    // `complete` makes the host tear this frame down at once. Send it from a task of its own, after
+    // the Checkout click has been fully handled: a frame removed while the browser still waits for it
+    // to acknowledge that click loses the acknowledgement (in Chromium a CDP-driven click then never
+    // completes; the e2e "complete can be cancelled" test hung on it now and then).
+    store.handoff = (cart) => setTimeout(() => session.complete(cart));
     store.observer = {
       changed(cart, messagesChanged) {
         session.lineItemsChanged(cart);
@@ -35,9 +40,5 @@ export async function startEmbeddedPage(el: HTMLElement, store: Store, allowedOr
       session.error({ ...e, messages: store.error.value.length ? store.error.value : e.messages } as ErrorResponse);
     }
   }
-  // `complete` makes the host tear this frame down at once. Send it from a task of its own, after
-  // the Checkout click has been fully handled: a frame removed while the browser still waits for it
-  // to acknowledge that click loses the acknowledgement (in Chromium a CDP-driven click then never
-  // completes; the e2e "complete can be cancelled" test hung on it now and then).
-  return session ? { session, checkout: (cart) => setTimeout(() => session.complete(cart)) } : null;
+  return session ? { session } : null;
 }

@@ -41,8 +41,11 @@ export class Store {
   /** Set by page mode (`cart-id` attribute, see `pin`); disables storage. */
   fixedId: string | null = null;
   observer: CartObserver | null = null;
-  /** Embedded mode: checkout is handed to the agent's frame host instead (src/host/role-embedded.ts). */
-  handover: ((cart: Cart) => void) | null = null;
+  /**
+   * Embedded mode: checkout goes to the host (`ep.cart.complete`) instead of navigating; set by the
+   * embedded role (src/host/role-embedded.ts).
+   */
+  handoff: ((cart: Cart) => void) | null = null;
   private loaded: Promise<void> | null = null;
 
   constructor(readonly origin: string, auth?: string) {
@@ -111,16 +114,8 @@ export class Store {
         if (r.status === 404 && !this.fixedId) this.remember(null);
       }
     });
-    // Another page or tab may have changed the locale: keep the cart in the buyer's currency.
-    if (r.ok && this.currency.value && r.data.currency !== this.currency.value) await this.relocalize();
-  }
-
-  /**
-   * The Checkout action: the cart's Checkout button and WebMCP's `begin_checkout` both call this, so
-   * where a cart hands over is decided here only.
-   */
-  checkout(cart: Cart) {
-    this.handover ? this.handover(cart) : location.assign(cart.continue_url);
+    // Another page or tab may have changed the locale: keep the cart in the buyer's currency and language.
+    if (r.ok && ((this.currency.value && r.data.currency !== this.currency.value) || (r.data.context?.language && r.data.context.language !== this.lang.value))) await this.relocalize();
   }
 
   /** One full-replacement write (create when there is no cart yet); `extra` adds or overrides body fields. */
@@ -177,6 +172,21 @@ export class Store {
     return this.commit(linesOf(this.cart.value), [...codes, code]);
   }
 
+  /**
+   * The one checkout action (the cart's Checkout button, and any agent-facing tool that begins
+   * checkout): hands the current cart to the shop's checkout. On a page, navigates to the handoff;
+   * inside an agent's frame, sends the cart to the host with `continue_url` = that same handoff, so
+   * the host lands where the button would have. Returns the target, or null with nothing to check out.
+   */
+  checkout(): string | null {
+    const cart = this.cart.value;
+    if (!cart?.line_items.length) return null;
+    // Where the shop's checkout handoff starts (server/storefront/checkout.ts, docs/carts.md "Checkout handoff").
+    const url = `${this.origin}/cart/${encodeURIComponent(cart.id)}/checkout`;
+    this.handoff ? this.handoff({ ...cart, continue_url: url }) : location.assign(url);
+    return url;
+  }
+
   /** Re-prices the cart after a currency/language change. */
   async relocalize() {
     if (this.cart.value) await this.commit(linesOf(this.cart.value), this.keptCodes());
@@ -185,10 +195,13 @@ export class Store {
 
 const stores = new Map<string, Store>();
 
-/** One store per shop origin on a page. */
+/**
+ * One store per shop origin on a page. On the shop's own pages the store uses the page's storefront
+ * token (server/core/storefront-tokens.ts): the shop's pages may do what its policy keeps from agents.
+ */
 export function storeFor(origin: string): Store {
   let s = stores.get(origin);
-  if (!s) stores.set(origin, (s = new Store(origin)));
+  if (!s) stores.set(origin, (s = new Store(origin, origin === location.origin ? document.querySelector<HTMLMetaElement>('meta[name=ucp-storefront-token]')?.content : undefined)));
   return s;
 }
 

@@ -11,7 +11,7 @@ import { h, Fragment, createRef } from 'preact';
 import { signal } from '@preact/signals';
 import type { Cart } from '../wire/cart.ts';
 import { money, type Store } from '../state/store.ts';
-import { messageText, own, t } from './i18n.ts';
+import { messageText, own, retryable, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -31,13 +31,11 @@ export interface CartProps {
   ui: CartUi;
   uid: string;
   page?: boolean;
-  /** Embedded mode: Checkout is a button (the store hands the cart to the host, `ep.cart.complete`), not a link. */
-  framed?: boolean;
 }
 
 const CODE_RE = /^\$\.discounts\.codes\[(\d+)\]/;
 
-function CartBody({ store, ui, uid, framed }: CartProps) {
+function CartBody({ store, ui, uid }: CartProps) {
   const lang = store.lang.value;
   const cart = store.cart.value;
   const busy = store.busy.value;
@@ -74,7 +72,11 @@ function CartBody({ store, ui, uid, framed }: CartProps) {
   }
 
   const errors = store.error.value;
-  const other = (cart?.messages ?? []).filter((m) => !CODE_RE.test(m.path ?? ''));
+  const all = cart?.messages ?? [];
+  // Messages about one line (stock: server/core/stock.ts) are shown with it; the rest below the totals.
+  const lineOf = (m: { path?: string }) => /^\$\.line_items\[(\d+)\]/.exec(m.path ?? '')?.[1];
+  const other = all.filter((m) => !CODE_RE.test(m.path ?? '') && lineOf(m) === undefined);
+  const blocked = all.some((m) => m.type === 'error' && m.code === 'out_of_stock');
   return (
     <div part="cart" aria-busy={busy ? 'true' : undefined}>
       {errors.map((m) => (
@@ -82,10 +84,15 @@ function CartBody({ store, ui, uid, framed }: CartProps) {
           {messageText(lang, m)}
         </p>
       ))}
+      {retryable(errors) ? (
+        <button type="button" disabled={busy} onClick={() => store.reload()}>
+          {t(lang, 'retry')}
+        </button>
+      ) : null}
       {!cart || !cart.line_items.length ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
       {cart && cart.line_items.length ? (
         <ul part="lines">
-          {cart.line_items.map((l) => {
+          {cart.line_items.map((l, i) => {
             const title = l.item.title;
             const lineTotal = l.totals.find((x) => x.type === 'total') ?? l.totals.find((x) => x.type === 'subtotal');
             const qid = `${uid}-q-${l.id}`;
@@ -95,6 +102,13 @@ function CartBody({ store, ui, uid, framed }: CartProps) {
                 <div>
                   <div class="p">{title}</div>
                   {l.customizations?.length ? <div class="m">{l.customizations.map((c) => c.display_text ?? c.value).join(', ')}</div> : null}
+                  {all
+                    .filter((m) => lineOf(m) === String(i))
+                    .map((m) => (
+                      <p class={m.type === 'error' ? 'err' : 'm'} part="line-message">
+                        {m.content}
+                      </p>
+                    ))}
                   <div class="row qty">
                     <button type="button" aria-label={t(lang, 'dec', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity - 1)}>
                       −
@@ -161,16 +175,9 @@ function CartBody({ store, ui, uid, framed }: CartProps) {
         </p>
       ))}
       {cart && cart.line_items.length ? (
-        framed ? (
-          <button type="button" class="pri" part="checkout" onClick={() => store.checkout(cart)}>
-            {t(lang, 'checkout')}
-          </button>
-        ) : (
-          // The link says where Checkout goes; the click runs the store's one checkout action.
-          <a class="btn pri" part="checkout" href={cart.continue_url} onClick={(e) => (e.preventDefault(), store.checkout(cart))}>
-            {t(lang, 'checkout')}
-          </a>
-        )
+        <button type="button" class="pri" part="checkout" disabled={busy || blocked} onClick={() => store.checkout()}>
+          {t(lang, 'checkout')}
+        </button>
       ) : null}
     </div>
   );

@@ -45,6 +45,8 @@ const en = {
   c_invalid: 'Please check this choice.',
   e_network: 'The store could not be reached.',
   e_http: 'The store sent an unexpected answer.',
+  e_unavailable: 'Not available right now. Please try again.',
+  retry: 'Try again',
   said: '{0}: {1}.',
 };
 type Key = keyof typeof en;
@@ -91,6 +93,8 @@ const fr: Record<Key, string> = {
   c_invalid: 'Veuillez vérifier ce choix.',
   e_network: 'La boutique est injoignable.',
   e_http: 'La boutique a envoyé une réponse inattendue.',
+  e_unavailable: 'Indisponible pour le moment. Réessayez.',
+  retry: 'Réessayer',
   said: '{0}\u00a0: {1}.',
 };
 
@@ -117,8 +121,16 @@ export const own = (lang: string, key: string) => (table(lang)?.[key as Key] ? t
 
 /**
  * A message's text for the page: the server's `content` (already in the cart's language), except
- * the client's own transport failures (src/client/api.ts), which are worded here.
+ * the client's own transport failures (src/client/api.ts: network, unexpected answers, and flat
+ * protocol errors such as access refusals, whose `content` is for developers), worded here for shoppers.
  */
 export function messageText(lang: string, m: { code?: string; content: string }): string {
-  return m.code === 'network_error' ? t(lang, 'e_network') : m.code === 'invalid_response' ? t(lang, 'e_http') : m.content;
+  const key = CLIENT_CODES[m.code as keyof typeof CLIENT_CODES];
+  return key ? t(lang, key) : m.content;
 }
+
+/** The client's own codes and their words: network, odd answers, refused or failing requests. */
+const CLIENT_CODES = { network_error: 'e_network', invalid_response: 'e_http', unavailable: 'e_unavailable' } as const;
+
+/** Failures a retry can fix: exactly the client's own ones. */
+export const retryable = (ms: Array<{ code?: string }>) => ms.some((m) => (m.code as string) in CLIENT_CODES);

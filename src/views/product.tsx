@@ -9,7 +9,7 @@ import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
 import { money, type Store } from '../state/store.ts';
 import { entries, fieldText, modifiers, Picker, type Values } from './customize.tsx';
-import { messageText, t } from './i18n.ts';
+import { messageText, retryable, t } from './i18n.ts';
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -58,9 +58,11 @@ export interface ProductProps {
   uid: string;
   /** Told after a successful add (the element re-emits it as a DOM event). */
   onAdded?(detail: { variantId: string; quantity: number }): void;
+  /** Loads the product again (offered when loading failed in a way a retry can fix). */
+  onRetry?(): void;
 }
 
-export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
+export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) {
   const lang = store.lang.value;
   const product = ui.product.value;
   const failure = ui.failure.value;
@@ -78,6 +80,11 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
     return (
       <div class="card" part="product" aria-busy={failure.length ? undefined : 'true'}>
         {failure.length ? failure.map((m) => <p class="err">{messageText(lang, m)}</p>) : <p class="m">{t(lang, 'loading')}</p>}
+        {retryable(failure) && onRetry ? (
+          <button type="button" onClick={onRetry}>
+            {t(lang, 'retry')}
+          </button>
+        ) : null}
       </div>
     );
   }
@@ -85,6 +92,8 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
   const defs = variant.metadata?.customizations ?? [];
   const image = variant.media?.[0] ?? product.media?.[0];
   const unit = variant.price.amount + modifiers(defs, values);
+  // What one cart may hold now (server/core/stock.ts); the server caps anything above it anyway.
+  const max = Math.min(999, variant.metadata?.quantity_available ?? 999);
   // Field errors (keyed by customization id; '' = the rest) in the current language.
   let errors: Record<string, string> = {};
   if (rejected) {
@@ -100,15 +109,17 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
     const sent = entries(defs, values);
     setBusy(true);
     setStatus(null);
-    const { result, index } = await store.add({ item: { id: variant.id }, quantity: qty, ...(sent.length ? { customizations: sent } : {}) });
+    const { result, index } = await store.add({ item: { id: variant.id }, quantity: Math.min(qty, max), ...(sent.length ? { customizations: sent } : {}) });
     setBusy(false);
     if (result.ok) {
       const id = variant.id;
       setRejected(null);
       // The titles of the product as now shown (re-fetched when the language changes).
+      // Capped to the stock left (server/core/stock.ts): say so, in the server's words.
+      const capped = result.data.messages?.find((m) => m.code === 'out_of_stock' && m.path?.startsWith(`$.line_items[${index}]`));
       setStatus((l) => {
         const p = ui.product.value!;
-        return t(l, 'added', `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})`);
+        return `${t(l, 'added', `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})`)}${capped ? ` ${capped.content}` : ''}`;
       });
       onAdded?.({ variantId: variant.id, quantity: qty });
       return;
@@ -151,7 +162,7 @@ export function ProductView({ store, ui, uid, onAdded }: ProductProps) {
       <Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
       <div class="row">
         <label for={`${uid}-q`}>{t(lang, 'qty')}</label>
-        <input id={`${uid}-q`} type="number" min={1} max={999} value={qty} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(999, +(e.currentTarget as HTMLInputElement).value || 1)))} />
+        <input id={`${uid}-q`} type="number" min={1} max={max} value={Math.min(qty, max)} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(max, +(e.currentTarget as HTMLInputElement).value || 1)))} />
         <button type="submit" class="pri" part="button add" disabled={busy || !variant.availability.available}>
           {t(lang, 'add')}
         </button>

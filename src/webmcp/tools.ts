@@ -163,7 +163,7 @@ export function handlers(d: Deps): Record<string, Handler> {
       if (!cart?.line_items.length) return outcome('not_found', 'The shopper\'s cart is empty: there is nothing to check out (create_cart first).');
       if (!(await ask('checkout', cart, client))) return declined();
       // After this result has gone back to the agent: the page leaves, exactly as the Checkout button makes it.
-      setTimeout(() => store.checkout(cart));
+      setTimeout(() => store.checkout());
       return result(cart, false);
     },
   };

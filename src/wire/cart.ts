@@ -127,3 +127,25 @@ export interface Cart {
   continue_url: string;
   expires_at: string;
 }
+
+/**
+ * What a form-POST checkout handoff sends in its `cart` field (docs/carts.md "Checkout handoff"):
+ * the cart as the REST transport renders it; these are the members a receiving checkout needs.
+ */
+const HandoffTotal = z.looseObject({ type: z.string(), amount: z.int(), display_text: z.optional(z.string()) });
+export const HandoffCart = z.looseObject({
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  currency: z.string().check(z.minLength(3), z.maxLength(3)),
+  line_items: z
+    .array(
+      z.looseObject({
+        item: z.looseObject({ id: z.string(), title: z.string(), price: z.int() }),
+        quantity: z.int().check(z.minimum(1)),
+        customizations: z.optional(z.array(z.looseObject({ id: z.string(), value: z.string(), display_text: z.optional(z.string()) }))),
+        totals: z.array(HandoffTotal),
+      }),
+    )
+    .check(z.minLength(1), z.maxLength(MAX_LINE_ITEMS)),
+  totals: z.array(HandoffTotal),
+});
+export type HandoffCart = z.infer<typeof HandoffCart>;

@@ -97,7 +97,7 @@ export interface Variant {
   options?: Array<{ name: string; label: string; id?: string }>;
   media?: Array<{ type: string; url: string; alt_text?: string }>;
   barcodes?: Array<{ type: string; value: string }>;
-  metadata?: { customizations?: CustomizationDef[] };
+  metadata?: { customizations?: CustomizationDef[]; quantity_available?: number };
   /** lookup only: which requested ids resolved to this variant. */
   inputs?: Array<{ id: string; match: 'exact' | 'featured' }>;
 }

@@ -1,0 +1,94 @@
+/**
+ * A shopper in a real shop (issue 16), at 1280 px and 390 px, with screenshots kept as test
+ * artifacts: stock is capped and said so, checkout goes somewhere, the shopper's language and
+ * currency stick across pages, and strict.localhost's own pages work with shopper wording only.
+ */
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+
+/** A full-page screenshot in the test's output directory (test-results/), attached to the report. */
+async function shot(page: Page, info: TestInfo, name: string) {
+  const path = info.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await info.attach(name, { path, contentType: 'image/png' });
+}
+
+for (const width of [1280, 390]) {
+  test.describe(`${width} px`, () => {
+    test.use({ viewport: { width, height: 900 } });
+
+    test('stock: 999 flasks become the 30 in stock, with the reason by the line; checkout hands over', async ({ page }, info) => {
+      await page.goto('/products/engraved-flask');
+      const product = page.locator('ucp-product');
+      await product.getByLabel('Variant').selectOption({ index: 1 });
+      // The quantity input stops at what one cart may hold.
+      const qty = product.getByLabel('Quantity');
+      await expect(qty).toHaveAttribute('max', '30');
+      await product.getByRole('textbox', { name: /Engraving/ }).fill('Trail');
+      await product.getByRole('radio', { name: /Kraft box/ }).check();
+      await qty.fill('25');
+      await product.getByRole('button', { name: 'Add to cart' }).click();
+      await expect(product.getByRole('status')).toContainText('Added');
+      await product.getByRole('button', { name: 'Add to cart' }).click(); // 50 asked, 30 in stock
+      await expect(product.getByRole('status')).toContainText('Only 30');
+      await shot(page, info, `stock-${width}`);
+      const cartEl = page.locator('header ucp-cart');
+      await cartEl.getByRole('button', { name: /Cart \(30\)/ }).click();
+      const dialog = cartEl.getByRole('dialog');
+      await expect(dialog.getByRole('spinbutton', { name: /Quantity of/ })).toHaveValue('30');
+      await shot(page, info, `cart-${width}`);
+      await dialog.getByRole('button', { name: 'Checkout' }).click();
+      await page.waitForURL('**/handoff-preview');
+      await expect(page.getByRole('heading', { name: 'Handed over to the shop’s checkout' })).toBeVisible();
+      await expect(page.getByRole('table')).toContainText('Engraving: Trail');
+      await shot(page, info, `handoff-${width}`);
+    });
+
+    test('French and EUR stick across pages and reloads; the cart follows', async ({ page }, info) => {
+      await page.goto('/products/classic-tee');
+      await page.locator('ucp-product').getByRole('button', { name: 'Add to cart' }).click();
+      await expect(page.locator('ucp-product').getByRole('status')).toContainText('Added');
+      await page.locator('#currency-switch').selectOption('EUR');
+      await page.locator('#lang-switch').selectOption('fr');
+      await page.waitForLoadState('load');
+      await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+      await page.goto('/products/engraved-flask');
+      await expect(page.getByText('Devise')).toBeVisible();
+      await expect(page.getByText('Langue')).toBeVisible();
+      const product = page.locator('ucp-product');
+      await expect(product.getByRole('button', { name: 'Ajouter au panier' })).toBeVisible();
+      await expect(product.locator('[part=price]')).toContainText('€');
+      await page.reload();
+      const cartEl = page.locator('header ucp-cart');
+      await cartEl.getByRole('button', { name: /Panier/ }).click();
+      const dialog = cartEl.getByRole('dialog', { name: 'Votre panier' });
+      await expect(dialog.locator('[data-total=total]')).toContainText('€');
+      await expect(dialog.getByText('Sous-total')).toBeVisible();
+      await shot(page, info, `french-eur-${width}`);
+    });
+
+    test("strict.localhost: the shop's own pages work, and nothing developer-worded shows", async ({ page, baseURL }, info) => {
+      const strict = baseURL!.replace('//demo.', '//strict.');
+      await page.goto(`${strict}/`);
+      const first = page.locator('ucp-product').first();
+      await expect(first.getByRole('button', { name: 'Add to cart' })).toBeVisible();
+      await expect(page.locator('body')).not.toContainText('channel API key');
+      await first.getByRole('button', { name: 'Add to cart' }).click();
+      await expect(first.getByRole('status')).toContainText('Added');
+      await shot(page, info, `strict-${width}`);
+    });
+  });
+}
+
+test('a refused request is worded for shoppers, with a retry that works', async ({ page }) => {
+  let refuse = true;
+  await page.route('**/api/ucp/catalog/product', (route) =>
+    refuse ? route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ code: 'identity_required', content: 'get_product needs a channel API key or a signed request on this shop.' }) }) : route.continue(),
+  );
+  await page.goto('/products/classic-tee');
+  const product = page.locator('ucp-product');
+  await expect(product.getByText('Not available right now')).toBeVisible();
+  await expect(product).not.toContainText('channel API key');
+  refuse = false;
+  await product.getByRole('button', { name: 'Try again' }).click();
+  await expect(product.getByRole('button', { name: 'Add to cart' })).toBeVisible();
+});

@@ -1,0 +1,25 @@
+/**
+ * A shopper's choices on a storefront — language and display currency — kept in first-party
+ * cookies (`ucp_lang`, `ucp_currency`; SameSite=Lax, one year, path /) that public/storefront.js
+ * writes when a switcher changes. Cookies rather than localStorage because the server renders the
+ * page: the first byte is already in the chosen language and currency, with no flash of English/USD.
+ * They are the shop's own cookies on its own origin (never third-party), hold no identifier, and the
+ * widget on other sites does not depend on them. docs/host-js.md "A shopper's choices".
+ */
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { Shop } from '../core/types.ts';
+import { resolveLocale } from '../core/localize.ts';
+
+export interface Prefs {
+  language: string;
+  /** The display currency (the shop's own when none or an unsupported one was chosen). */
+  currency: string;
+  /** True when the shopper chose a currency other than the shop's. */
+  chosenCurrency: boolean;
+}
+
+export function prefsOf(c: Context, shop: Shop): Prefs {
+  const { locale } = resolveLocale(shop, { language: getCookie(c, 'ucp_lang') || undefined, currency: getCookie(c, 'ucp_currency') || undefined }, c.req.header('accept-language'));
+  return { language: locale.language, currency: locale.currency, chosenCurrency: locale.currency !== shop.settings.currency };
+}
