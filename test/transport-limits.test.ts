@@ -10,6 +10,7 @@ import { requestFrom } from './support/from-address.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 import { DEFAULT_TRANSPORT_LIMITS, transportLimits } from '../server/http/transport-limits.ts';
 import { issueChannelKey } from '../server/core/channel-keys.ts';
+import { issueStorefrontToken } from '../server/core/storefront-tokens.ts';
 import { findShopByDomain, forgetCachedShops } from '../server/core/shops.ts';
 
 const PROFILE = 'https://platform.example/.well-known/ucp';
@@ -66,6 +67,13 @@ describe('anonymous budgets are per address', () => {
     expect(refused.body.error.code).toBe(-32000);
     expect(refused.body.error.data).toMatchObject({ code: 'rate_limited', retry_after: expect.any(Number) });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the storefront token (public, in every page) spends its caller\'s address budget', async () => {
+    const token = issueStorefrontToken('shop_demo');
+    const results = await Promise.all(Array.from({ length: WRITE.capacity + 40 }, () => createFrom('127.0.11.1', { authorization: `Bearer ${token}` })));
+    expect(results.some((r) => r.status === 429)).toBe(true);
+    expect((await createFrom('127.0.11.2', { authorization: `Bearer ${token}` })).status).toBe(201);
   });
 
   it('a keyed caller spends its key\'s budget, not its address\'s', async () => {

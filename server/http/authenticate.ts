@@ -192,6 +192,9 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
     if (state !== 'ok') {
       throw new AccessDenied('invalid_credentials', state === 'expired' ? 'This storefront page is too old; reload it.' : 'The storefront token is not valid for this shop.', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
     }
+    // The token is in every page's HTML, so it names no client: its callers are shoppers' browsers
+    // and spend their address's anonymous budget (docs/security.md).
+    await spendBudget(input, { tier: 'anonymous', id: input.client });
     return { tier: 'token', principal: { type: 'storefront' }, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
   }
   const signed = headers.has('signature') || headers.has('signature-input');
