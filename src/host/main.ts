@@ -5,12 +5,14 @@
  *    (the embedded role is a lazily loaded chunk, see ./mode.ts);
  *  - host: `UCP.openCart(...)` on an agent's page (the host role is a lazily loaded chunk, see
  *    ./open-cart.ts).
- * Built as an ES module (`<script type="module">`); the API is both its exports and `window.UCP`.
+ * Built as an ES module (`<script type="module">`); the API is both its exports and `window.UCP`
+ * (typed in ./types.ts, shipped as host.d.ts).
  */
 import { UCP_VERSION } from './version.ts';
 import { defineElements } from './elements.tsx';
 import { selectMode } from './mode.ts';
 import { openCart } from './open-cart.ts';
+import type { UcpGlobal } from './types.ts';
 
 try {
   performance.mark('ucp:host:start');
@@ -24,4 +26,4 @@ export const version = UCP_VERSION;
 export const mode = selectMode(location);
 
 const w = window as unknown as { UCP?: object };
-w.UCP ??= { openCart, version, mode };
+w.UCP ??= { openCart, version, mode } satisfies UcpGlobal;
