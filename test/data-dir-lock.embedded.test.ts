@@ -57,7 +57,7 @@ describe('embedded data directory lock', () => {
     const dir = tempDir();
     const held = await openDatabase({ dataDir: dir });
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/apps.ts', 'list'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['bin/ucp-storefront.mjs', 'apps', 'list'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));

@@ -12,6 +12,7 @@ import { renderError } from '../http/errors.ts';
 import { oauthRoutes } from './routes.ts';
 import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
+import { devRoutes } from '../dev/routes.ts';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -35,6 +36,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
+  inner.route('/dev', devRoutes());
   inner.notFound(() => new Response(null, { status: 404, headers: { [MISS]: '1' } }));
   inner.onError((err, c) => renderError(err, c));
 
