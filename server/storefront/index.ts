@@ -3,6 +3,7 @@
  * the cart page (`/cart/*`, protocol shops only), the demo pages, and the demo agent site on
  * `agent.localhost` (static files from public/agent/, a different origin on the same server).
  */
+import { fileURLToPath } from 'node:url';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { AppEnv } from '../http/env.ts';
@@ -12,10 +13,12 @@ import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
 
 export const AGENT_HOSTNAME = 'agent.localhost';
+/** public/ of this checkout or installed package (not of the working directory: `npx ucp-storefront start` runs anywhere). */
+export const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 
 /** Requests for agent.localhost never reach the shop routes. */
 export function agentSite(): MiddlewareHandler<AppEnv> {
-  const files = serveStatic({ root: './public/agent' });
+  const files = serveStatic({ root: `${PUBLIC_DIR}agent` });
   return async (c, next) => {
     if (c.get('hostname') !== AGENT_HOSTNAME) return next();
     const res = await files(c, async () => {});
