@@ -4,7 +4,7 @@
  * Use: `/// <reference types="ucp-storefront/host" />` or copy this file (served at /ucp/host.d.ts).
  * Generated from src/host/types.ts by scripts/build-host-dts.ts: do not edit.
  */
-/** The type of `Context` (`ContextSchema`), written out so host.d.ts and the client's types need no zod; checked against the schema below. */
+/** The type of `Context` (`ContextSchema`), written out so host.d.ts and the client's types need no zod; a compile-time check in src/wire/common.ts keeps them equal. */
 export interface Context {
 	language?: string;
 	currency?: string;

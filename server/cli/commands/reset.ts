@@ -35,7 +35,10 @@ export const reset: Command = {
         throw e;
       }
     });
-    if (values.json) return io.out(JSON.stringify(summary, null, 2));
+    if (values.json) {
+      io.out(JSON.stringify(summary, null, 2));
+      return;
+    }
     printRecord(io, false, {
       shop: summary.shop,
       deleted: Object.entries(summary.deleted).map(([k, n]) => `${n} ${k}`).join(', '),
