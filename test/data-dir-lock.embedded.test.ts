@@ -69,4 +69,19 @@ describe('embedded data directory lock', () => {
       await held.destroy();
     }
   });
+
+  it('reset next to a running server names the endpoint that resets through it', async () => {
+    const dir = tempDir();
+    const held = await openDatabase({ dataDir: dir });
+    try {
+      const child = spawn(process.execPath, ['bin/ucp-storefront.mjs', 'reset', '--shop', 'shop_demo'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', PORT: '8123' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(err).toContain('curl -X POST http://localhost:8123/dev/shops/shop_demo/reset');
+    } finally {
+      await held.destroy();
+    }
+  });
 });

@@ -8,13 +8,14 @@ import { migrateToLatest, openDatabase, type DB } from '../db/index.ts';
 import { DataDirInUse } from '../db/data-dir-lock.ts';
 import { CliError, type Io } from './cli.ts';
 
-export async function withDb<T>(io: Io, fn: (db: DB, config: Config) => Promise<T>): Promise<T> {
+/** `busyHint`: what else to do when a running server holds the embedded database. */
+export async function withDb<T>(io: Io, fn: (db: DB, config: Config) => Promise<T>, busyHint = ''): Promise<T> {
   const config = loadConfig(io.env);
   let db: DB;
   try {
     db = await openDatabase(config);
   } catch (e) {
-    if (e instanceof DataDirInUse) throw new CliError(e.message);
+    if (e instanceof DataDirInUse) throw new CliError(busyHint ? `${e.message}\n${busyHint}` : e.message);
     throw e;
   }
   try {

@@ -34,7 +34,7 @@ export const reset: Command = {
         if (e instanceof ZodError) throw new CliError(`${values.catalog}: not a valid catalog file (${e.issues[0]?.path.join('.')}: ${e.issues[0]?.message})`);
         throw e;
       }
-    });
+    }, `To reset through the running server: curl -X POST http://localhost:${io.env.PORT || 8080}/dev/shops/${values.shop}/reset`);
     if (values.json) {
       io.out(JSON.stringify(summary, null, 2));
       return;
