@@ -23,7 +23,7 @@ import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { clientAddress } from './http/rate-limit.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
-import { AGENT_HOSTNAME, agentSite, staticFiles, storefrontRoutes } from './storefront/index.ts';
+import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
 export interface AppDeps {
@@ -141,7 +141,7 @@ export function createApp({ db, config }: AppDeps) {
   // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
   app.use('*', platformRoutes());
 
-  app.use('/*', staticFiles('./public'));
+  app.use('/*', staticFiles(PUBLIC_DIR));
 
   app.notFound((c) => protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`));
   app.onError((err, c) => renderError(err, c));

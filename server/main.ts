@@ -1,27 +1,37 @@
-/** `npm start`: the storefront server with the embedded database and demo data. */
+/**
+ * The storefront server as `npm start` / `ucp-storefront start` runs it: start, print the banner
+ * (every shop's address, the platform, the demo credentials in development), stop on SIGINT/SIGTERM.
+ * Run directly (`tsx server/main.ts`) it starts with the environment's settings.
+ */
+import { pathToFileURL } from 'node:url';
 import { startServer } from './server.ts';
+import { ConfigError, type Config } from './config.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
-import { ConfigError } from './config.ts';
 
-const running = await startServer().catch((e: unknown) => {
-  if (!(e instanceof ConfigError)) throw e;
-  console.error(`Not starting: ${e.message}`);
-  process.exit(2);
-});
-const { port, config } = running;
-const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
-console.log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
-if (!shops.length) console.log('  no shops yet: load one with `npm run seed -- FILE` (docs/catalog-format.md), or start with SEED_DEMO=1 for the demo shops');
-for (const s of shops) {
-  const base = `http://${s.domain}:${port}`;
-  console.log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
-}
-console.log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
-console.log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
-if (config.mode === 'development') console.log(demoCredentialsText(port));
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    running.close().finally(() => process.exit(0));
+export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = console.log) {
+  const running = await startServer(overrides).catch((e: unknown) => {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`Not starting: ${e.message}`);
+    process.exit(2);
   });
+  const { port, config } = running;
+  const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
+  log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
+  if (!shops.length) log('  no shops yet: load one with `npx ucp-storefront seed FILE` (docs/catalog-format.md), or `npx ucp-storefront seed --demo` for the demo shops');
+  for (const s of shops) {
+    const base = `http://${s.domain}:${port}`;
+    log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
+  }
+  log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
+  log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
+  if (config.mode === 'development') log(demoCredentialsText(port));
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      running.close().finally(() => process.exit(0));
+    });
+  }
+  return running;
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

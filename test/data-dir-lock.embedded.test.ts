@@ -57,7 +57,7 @@ describe('embedded data directory lock', () => {
     const dir = tempDir();
     const held = await openDatabase({ dataDir: dir });
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/apps.ts', 'list'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['bin/ucp-storefront.mjs', 'apps', 'list'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
@@ -65,6 +65,21 @@ describe('embedded data directory lock', () => {
       expect(code).toBe(1);
       expect(out).toContain(`is in use by process ${process.pid}`);
       expect(out).not.toMatch(/\n\s+at /); // no stack
+    } finally {
+      await held.destroy();
+    }
+  });
+
+  it('reset next to a running server names the endpoint that resets through it', async () => {
+    const dir = tempDir();
+    const held = await openDatabase({ dataDir: dir });
+    try {
+      const child = spawn(process.execPath, ['bin/ucp-storefront.mjs', 'reset', '--shop', 'shop_demo'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', PORT: '8123' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(err).toContain('curl -X POST http://localhost:8123/dev/shops/shop_demo/reset');
     } finally {
       await held.destroy();
     }

@@ -1,13 +1,27 @@
-/** The CLIs' way to open the database: a data directory held by a running server is a one-line error, not a stack trace. */
-import { openDatabase, type DatabaseOptions, type DB } from '../db/index.ts';
+/**
+ * The commands' way to the database: DATABASE_URL or DATA_DIR like the server (from the command's
+ * environment), migrated to the latest version. A data directory a running server holds is a
+ * one-line error, not a stack trace (PGlite is single-process: stop the server, or use PostgreSQL).
+ */
+import { loadConfig, type Config } from '../config.ts';
+import { migrateToLatest, openDatabase, type DB } from '../db/index.ts';
 import { DataDirInUse } from '../db/data-dir-lock.ts';
+import { CliError, type Io } from './cli.ts';
 
-export async function openForCli(opts: DatabaseOptions): Promise<DB> {
+/** `busyHint`: what else to do when a running server holds the embedded database. */
+export async function withDb<T>(io: Io, fn: (db: DB, config: Config) => Promise<T>, busyHint = ''): Promise<T> {
+  const config = loadConfig(io.env);
+  let db: DB;
   try {
-    return await openDatabase(opts);
+    db = await openDatabase(config);
   } catch (e) {
-    if (!(e instanceof DataDirInUse)) throw e;
-    console.error(e.message);
-    process.exit(1);
+    if (e instanceof DataDirInUse) throw new CliError(busyHint ? `${e.message}\n${busyHint}` : e.message);
+    throw e;
+  }
+  try {
+    await migrateToLatest(db);
+    return await fn(db, config);
+  } finally {
+    await db.destroy();
   }
 }

@@ -58,7 +58,10 @@ function productRow(shopId: string, p: StoredProduct, languages: string[]) {
 }
 
 /** Inserts or replaces products (and their variant index rows) in one transaction. */
-export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>, products: StoredProduct[]): Promise<void> {
+/** Called after each batch of a bulk load (inside its transaction): products written so far, and in all. */
+export type LoadProgress = (done: number, total: number) => void;
+
+export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>, products: StoredProduct[], onProgress?: LoadProgress): Promise<void> {
   const languages = shop.settings.languages;
   await db.transaction().execute(async (tx) => {
     for (let i = 0; i < products.length; i += 500) {
@@ -90,6 +93,7 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
       for (let j = 0; j < variants.length; j += 1000) {
         await tx.insertInto('variants').values(variants.slice(j, j + 1000)).execute();
       }
+      onProgress?.(i + batch.length, products.length);
     }
   });
   catalogChanged(db, shop.id);
@@ -102,7 +106,7 @@ export async function deleteProduct(db: DB, shopId: string, productId: string): 
 }
 
 /** Loads a whole catalog file: creates or updates the shop, then upserts every product. */
-export async function loadCatalogFile(db: DB, input: unknown): Promise<{ shopId: string; products: number }> {
+export async function loadCatalogFile(db: DB, input: unknown, onProgress?: LoadProgress): Promise<{ shopId: string; products: number }> {
   const file = CatalogFile.parse(input);
   const s = file.shop;
   await db
@@ -113,7 +117,7 @@ export async function loadCatalogFile(db: DB, input: unknown): Promise<{ shopId:
     )
     .execute();
   forgetCachedShops();
-  await upsertProducts(db, { id: s.id, settings: s.settings }, file.products);
+  await upsertProducts(db, { id: s.id, settings: s.settings }, file.products, onProgress);
   // Fresh statistics after a bulk load, or the planner keeps choosing plans for an empty table
   // (e.g. scanning the shop index instead of the full-text index).
   await sql`analyze products`.execute(db);

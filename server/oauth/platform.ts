@@ -13,6 +13,7 @@ import { htmlSecurityHeaders } from '../http/html-security.ts';
 import { FormTextError, oauthRoutes } from './routes.ts';
 import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
+import { devRoutes } from '../dev/routes.ts';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -38,6 +39,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
+  inner.route('/dev', devRoutes());
   inner.notFound(() => new Response(null, { status: 404, headers: { [MISS]: '1' } }));
   inner.onError((err, c) => {
     if (err instanceof FormTextError) {

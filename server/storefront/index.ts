@@ -3,6 +3,7 @@
  * protocol shops only), the cart page (`/cart/*`, protocol shops only), the demo pages, and the demo agent site on
  * `agent.localhost` (static files from public/agent/, a different origin on the same server).
  */
+import { fileURLToPath } from 'node:url';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { AppEnv } from '../http/env.ts';
@@ -15,6 +16,8 @@ import { webMcpRoutes } from './webmcp.ts';
 import { checkoutRoutes } from './checkout.ts';
 
 export const AGENT_HOSTNAME = 'agent.localhost';
+/** public/ of this checkout or installed package (not of the working directory: `npx ucp-storefront start` runs anywhere). */
+export const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 
 /** The demo shop next to a page: the page's host name with its first label replaced by `demo`. */
 function demoShopOrigin(origin: string): string {
@@ -54,7 +57,7 @@ export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
 
 /** Requests for agent.localhost never reach the shop routes. */
 export function agentSite(): MiddlewareHandler<AppEnv> {
-  const files = staticFiles('./public/agent');
+  const files = staticFiles(`${PUBLIC_DIR}agent`);
   return async (c, next) => {
     if (c.get('hostname') !== AGENT_HOSTNAME) return next();
     const res = await files(c, async () => {});

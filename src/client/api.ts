@@ -1,15 +1,15 @@
 /**
  * host.js's UCP REST client: a small fetch wrapper over the shop's `/api/ucp` transport (CORS).
- * Business outcomes (HTTP 200) come back as `{ok:true, data}` or, for a UCP `error_response`,
- * `{ok:false, messages}`; transport failures (non-2xx, network) also become `{ok:false}` with one
- * message, so views only ever deal with `Message[]`. Types only from src/wire (no zod in the bundle).
+ * Responses are read by `./result.ts`, the same code the agent client (`ucp-storefront/client`)
+ * uses, so views only ever deal with `Result` / `Message[]`. Types only from src/wire (no zod in
+ * the bundle).
  */
 import type { Cart, CreateCartRequest, LineItemInput, UpdateCartRequest } from '../wire/cart.ts';
 import type { GetProductResponse, Product } from '../wire/catalog.ts';
 import type { Context, Message } from '../wire/common.ts';
+import { request, type Result } from './result.ts';
 
-/** `body`: the answer as received, when there was one (a UCP error_response, a 4xx envelope). */
-export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[]; body?: unknown };
+export type { Result };
 
 export interface ClientOptions {
   /** Shop origin, e.g. `http://demo.localhost:8080`. */
@@ -19,44 +19,19 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-const fail = (status: number, code: string, content: string, body?: unknown): Result<never> => ({
-  ok: false,
-  status,
-  messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
-  body,
-});
-
 export class UcpClient {
   constructor(readonly opts: ClientOptions) {}
 
-  async call<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
+  call<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.opts.auth) headers.Authorization = `Bearer ${this.opts.auth}`;
-    let res: Response;
-    try {
-      res = await (this.opts.fetch ?? fetch)(`${this.opts.origin}/api/ucp${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        credentials: 'omit',
-      });
-    } catch {
-      return fail(0, 'network_error', 'The store could not be reached.');
-    }
-    let json: any;
-    try {
-      json = await res.json();
-    } catch {
-      return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
-    }
-    if (!res.ok) {
-      // A flat protocol error (access, limits, server) is for developers: the views word it for shoppers
-      // (code `unavailable`); `body` keeps the original for callers that speak to developers (WebMCP).
-      return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[], body: json } : fail(res.status, 'unavailable', json?.content ?? `HTTP ${res.status}`, json);
-    }
-    if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [], body: json };
-    return { ok: true, data: json as T };
+    return request<T>(this.opts.fetch ?? fetch, `${this.opts.origin}/api/ucp${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+    }, 'unavailable');
   }
 
   async product(id: string, context: Context): Promise<Result<Product>> {

@@ -10,6 +10,7 @@ import { errorParams, isAuthParams, isCartParams, isErrorParams, isReadyParams, 
 import { createPeer, type Methods, type Peer } from './rpc.ts';
 import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
 import type { ColorScheme } from './embedded.ts';
+import type { UcpEventDetails } from '../host/types.ts';
 
 export interface OpenCartOptions {
   /** The shop, e.g. `https://shop.example` (its REST API is `{shopOrigin}/api/ucp`). */
@@ -112,7 +113,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   mount.append(box);
   dialog.showModal();
 
-  const emit = (type: string, detail: object, cancelable = false) =>
+  const emit = <K extends keyof UcpEventDetails>(type: K, detail: UcpEventDetails[K], cancelable = false) =>
     mount.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
 
   let closed = false;
@@ -168,7 +169,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   };
 
   /** No `ready` in time (framing refused by CSP, page not EP-aware, …) or no embedded binding. */
-  const fallback = (reason: string, popupOffer: boolean) => {
+  const fallback = (reason: 'timeout' | 'not_embeddable', popupOffer: boolean) => {
     detach();
     emit(EVENTS.fallback, { reason, continue_url: continueUrl });
     say(reason === 'not_embeddable' ? 'This cart opens on the store.' : 'The cart could not be shown here.', stripEp(continueUrl), popupOffer);
@@ -192,7 +193,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
         if (stage === 'done') run(cart); // nothing counts before the handshake finished
       },
     });
-    const change = (kind: string) => cartNote((cart) => emit(EVENTS.change, { cart, kind }));
+    const change = (kind: 'line_items' | 'buyer' | 'messages') => cartNote((cart) => emit(EVENTS.change, { cart, kind }));
     const requests: Methods = {
       [EP.ready]: {
         params: isReadyParams,

@@ -18,6 +18,7 @@ import { adoptStyles } from '../views/styles.ts';
 import { loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
 import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
 import { startPage, type PageSession } from './mode.ts';
+import type { UcpEventDetails } from './types.ts';
 
 /** The origin host.js was loaded from (a module script: its own URL, `import.meta.url`). */
 let scriptOrigin = location.origin;
@@ -123,7 +124,7 @@ export class UcpProduct extends UcpElement {
           store={store}
           ui={ui}
           uid={this.uid}
-          onAdded={(detail) => this.dispatchEvent(new CustomEvent('ucp:cart:add', { detail, bubbles: true, composed: true }))}
+          onAdded={(detail) => this.dispatchEvent(new CustomEvent<UcpEventDetails['ucp:cart:add']>('ucp:cart:add', { detail, bubbles: true, composed: true }))}
           onRetry={() => loadProduct(store, id, ui)}
         />
       ),
@@ -163,7 +164,7 @@ export class UcpCart extends UcpElement {
     let first = true;
     this.stopEvents = effect(() => {
       const cart = this.store.cart.value;
-      if (cart) this.dispatchEvent(new CustomEvent(first ? 'ucp:cart:load' : 'ucp:cart:change', { detail: cart, bubbles: true, composed: true }));
+      if (cart) this.dispatchEvent(new CustomEvent<UcpEventDetails['ucp:cart:load']>(first ? 'ucp:cart:load' : 'ucp:cart:change', { detail: cart, bubbles: true, composed: true }));
       if (cart) first = false;
     });
     if (!page) {

@@ -7,13 +7,15 @@
  *    ./open-cart.ts).
  * And on the shop's own top-level pages, a browser with WebMCP gets the shop's tools registered for
  * in-page agents (a lazily loaded chunk, see ./webmcp-gate.ts).
- * Built as an ES module (`<script type="module">`); the API is both its exports and `window.UCP`.
+ * Built as an ES module (`<script type="module">`); the API is both its exports and `window.UCP`
+ * (typed in ./types.ts, shipped as host.d.ts).
  */
 import { UCP_VERSION } from './version.ts';
 import { defaultShop, defineElements } from './elements.tsx';
 import { selectMode } from './mode.ts';
 import { openCart } from './open-cart.ts';
 import { startWebMcp } from './webmcp-gate.ts';
+import type { UcpGlobal } from './types.ts';
 
 try {
   performance.mark('ucp:host:start');
@@ -28,4 +30,4 @@ export const version = UCP_VERSION;
 export const mode = selectMode(location);
 
 const w = window as unknown as { UCP?: object };
-w.UCP ??= { openCart, version, mode };
+w.UCP ??= { openCart, version, mode } satisfies UcpGlobal;

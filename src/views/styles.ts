@@ -23,7 +23,7 @@ input[type=text]{width:100%}
 input[aria-invalid=true],fieldset[aria-invalid=true]{border-color:var(--e);outline:1px solid var(--e)}
 .opt{display:flex;gap:.4rem;align-items:center;font-weight:400;margin:.15rem 0}
 .err{color:var(--e);margin:.25rem 0;font-size:.9em}
-button,.btn{font:inherit;cursor:pointer;border-radius:calc(var(--r)/2);border:1px solid var(--l);background:var(--b);color:inherit;padding:.4rem .8rem;text-decoration:none;display:inline-block}
+button{font:inherit;cursor:pointer;border-radius:calc(var(--r)/2);border:1px solid var(--l);background:var(--b);color:inherit;padding:.4rem .8rem}
 .pri{background:var(--a);color:var(--at);border-color:var(--a);font-weight:600}
 button:disabled{opacity:.6;cursor:default}
 :focus-visible{outline:2px solid var(--a);outline-offset:2px}

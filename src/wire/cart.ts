@@ -4,7 +4,7 @@
  * Documented limits: docs/carts.md.
  */
 import * as z from 'zod/mini';
-import { Attribution, Context, Signals, type Message, type UcpMeta } from './common.ts';
+import { Attribution, ContextSchema, Signals, type Assert, type Context, type Message, type SameType, type UcpMeta } from './common.ts';
 
 /** Most lines one cart may hold. */
 export const MAX_LINE_ITEMS = 100;
@@ -32,11 +32,17 @@ const jsonWithin = (max: number, what: string) =>
 
 const Id = z.string().check(z.minLength(1), z.maxLength(256));
 
-export const CustomizationEntry = z.looseObject({
+export const CustomizationEntrySchema = z.looseObject({
   id: z.string().check(z.minLength(1), z.maxLength(128)),
   value: z.string().check(z.maxLength(MAX_CUSTOMIZATION_VALUE_LENGTH, `at most ${MAX_CUSTOMIZATION_VALUE_LENGTH} characters`)),
 });
-export type CustomizationEntry = z.infer<typeof CustomizationEntry>;
+/** The type of `CustomizationEntrySchema`, written out like `Context` (./common.ts) and checked against it. */
+export interface CustomizationEntry {
+  id: string;
+  value: string;
+  [k: string]: unknown;
+}
+export type CustomizationEntryMatchesSchema = Assert<SameType<CustomizationEntry, z.infer<typeof CustomizationEntrySchema>>>;
 
 export const LineItemInput = z.looseObject({
   /** Update only: an existing line's id (kept when valid and unique). */
@@ -44,7 +50,7 @@ export const LineItemInput = z.looseObject({
   item: z.looseObject({ id: Id }),
   quantity: z.int().check(z.minimum(1, 'quantity must be at least 1'), z.maximum(MAX_QUANTITY, `quantity must be at most ${MAX_QUANTITY}`)),
   customizations: z.optional(
-    z.array(CustomizationEntry).check(z.maxLength(MAX_CUSTOMIZATIONS_PER_LINE, `at most ${MAX_CUSTOMIZATIONS_PER_LINE} customizations per line`)),
+    z.array(CustomizationEntrySchema).check(z.maxLength(MAX_CUSTOMIZATIONS_PER_LINE, `at most ${MAX_CUSTOMIZATIONS_PER_LINE} customizations per line`)),
   ),
   parent_id: z.optional(z.string().check(z.maxLength(64))),
 });
@@ -69,7 +75,7 @@ const Buyer = z.optional(
 
 const cartFields = {
   line_items: z.array(LineItemInput).check(z.maxLength(MAX_LINE_ITEMS, `at most ${MAX_LINE_ITEMS} line items per cart`)),
-  context: z.optional(Context.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'context'))),
+  context: z.optional(ContextSchema.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'context'))),
   signals: Signals.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'signals')),
   attribution: Attribution.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'attribution')),
   buyer: Buyer.check(jsonWithin(MAX_OPEN_OBJECT_BYTES, 'buyer')),

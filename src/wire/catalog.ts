@@ -1,6 +1,6 @@
 /** Catalog requests (catalog_search.json, catalog_lookup.json) and the product shapes we return. */
 import * as z from 'zod/mini';
-import { Attribution, Context, Signals, type Message, type Price, type UcpMeta } from './common.ts';
+import { Attribution, ContextSchema, Signals, type Message, type Price, type UcpMeta } from './common.ts';
 
 /** Documented limits: see docs/ucp.md. */
 export const SEARCH_DEFAULT_LIMIT = 10;
@@ -30,7 +30,7 @@ export const SearchRequest = z
     cursor: z.optional(Cursor),
     /** ...and UCP's `pagination` object. Both are accepted; `pagination` wins. */
     pagination: z.optional(z.object({ limit: z.optional(Limit), cursor: z.optional(Cursor) })),
-    context: z.optional(Context),
+    context: z.optional(ContextSchema),
     signals: Signals,
     attribution: Attribution,
   })
@@ -45,7 +45,7 @@ export type SearchRequest = z.infer<typeof SearchRequest>;
 export const LookupRequest = z.looseObject({
   ids: z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1)),
   filters: z.optional(Filters),
-  context: z.optional(Context),
+  context: z.optional(ContextSchema),
   signals: Signals,
   attribution: Attribution,
 });
@@ -58,7 +58,7 @@ export const GetProductRequest = z.looseObject({
   ),
   preferences: z.optional(z.array(z.string()).check(z.maxLength(20))),
   filters: z.optional(Filters),
-  context: z.optional(Context),
+  context: z.optional(ContextSchema),
   signals: Signals,
   attribution: Attribution,
 });

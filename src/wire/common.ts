@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 export const UCP_VERSION = '2026-04-08';
 
 /** `context` on catalog and cart calls: hints only, open for extension (types/context.json). */
-export const Context = z.looseObject({
+export const ContextSchema = z.looseObject({
   language: z.optional(z.string().check(z.minLength(1), z.maxLength(35))),
   currency: z.optional(z.string().check(z.minLength(1), z.maxLength(8))),
   address_country: z.optional(z.string().check(z.maxLength(8))),
@@ -17,7 +17,17 @@ export const Context = z.looseObject({
   intent: z.optional(z.string().check(z.maxLength(1024))),
   eligibility: z.optional(z.array(z.string().check(z.maxLength(128))).check(z.maxLength(32))),
 });
-export type Context = z.infer<typeof Context>;
+/** The type of `Context` (`ContextSchema`), written out so host.d.ts and the client's types need no zod; a compile-time check in src/wire/common.ts keeps them equal. */
+export interface Context {
+  language?: string;
+  currency?: string;
+  address_country?: string;
+  address_region?: string;
+  postal_code?: string;
+  intent?: string;
+  eligibility?: string[];
+  [k: string]: unknown;
+}
 
 export const Signals = z.optional(z.record(z.string(), z.unknown()));
 export const Attribution = z.optional(z.record(z.string(), z.string()));
@@ -26,7 +36,7 @@ export const Price = z.object({ amount: z.int(), currency: z.string() });
 export type Price = z.infer<typeof Price>;
 
 /** message.json: error / warning / info. */
-export const Message = z.looseObject({
+export const MessageSchema = z.looseObject({
   type: z.enum(['error', 'warning', 'info']),
   code: z.optional(z.string()),
   content: z.string(),
@@ -34,7 +44,22 @@ export const Message = z.looseObject({
   severity: z.optional(z.enum(['recoverable', 'requires_buyer_input', 'requires_buyer_review', 'unrecoverable'])),
   content_type: z.optional(z.enum(['plain', 'markdown'])),
 });
-export type Message = z.infer<typeof Message>;
+/** The type of `MessageSchema`, written out like `Context`. */
+export interface Message {
+  type: 'error' | 'warning' | 'info';
+  code?: string;
+  content: string;
+  path?: string;
+  severity?: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable';
+  content_type?: 'plain' | 'markdown';
+  [k: string]: unknown;
+}
+
+/** Compile-time proof that a written-out type and its schema's inferred type are the same. */
+export type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type Assert<T extends true> = T;
+export type ContextMatchesSchema = Assert<SameType<Context, z.infer<typeof ContextSchema>>>;
+export type MessageMatchesSchema = Assert<SameType<Message, z.infer<typeof MessageSchema>>>;
 
 /** The `ucp` block every response carries. */
 export interface UcpMeta {

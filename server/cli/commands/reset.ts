@@ -1,0 +1,48 @@
+/** `ucp-storefront reset --shop ID`: a shop back to its seeded state (server/seed/reset.ts, docs/cli.md). */
+import { readFileSync } from 'node:fs';
+import { ZodError } from 'zod';
+import { NoSuchShop, resetShop } from '../../seed/reset.ts';
+import { CliError, printRecord, required, type Command } from '../cli.ts';
+import { withDb } from '../open.ts';
+
+export const reset: Command = {
+  name: 'reset',
+  summary: 'put a shop back to its seeded state (carts, idempotency records, orders, catalog)',
+  usage: `usage: ucp-storefront reset --shop SHOP_ID [--catalog FILE] [--json]
+
+  Deletes the shop's carts, idempotency records, orders, customers and webhook deliveries, and loads
+  its catalog again from its seed file: the demo data for a demo shop, or --catalog FILE (products
+  added since are removed). Keys, webhook endpoints and apps are kept.
+  With the embedded database, stop the server first (or use the running server's development
+  endpoint, POST http://localhost:PORT/dev/shops/SHOP_ID/reset; docs/cli.md).`,
+  options: { shop: { type: 'string' }, catalog: { type: 'string' } },
+  async run({ values, io }) {
+    required(values, 'shop');
+    let catalogFile: unknown;
+    if (values.catalog) {
+      try {
+        catalogFile = JSON.parse(readFileSync(values.catalog, 'utf8'));
+      } catch (e) {
+        throw new CliError(`${values.catalog}: ${(e as Error).message}`);
+      }
+    }
+    const summary = await withDb(io, async (db) => {
+      try {
+        return await resetShop(db, values.shop, { catalogFile, catalogSource: values.catalog });
+      } catch (e) {
+        if (e instanceof NoSuchShop) throw new CliError(e.message);
+        if (e instanceof ZodError) throw new CliError(`${values.catalog}: not a valid catalog file (${e.issues[0]?.path.join('.')}: ${e.issues[0]?.message})`);
+        throw e;
+      }
+    }, `To reset through the running server: curl -X POST http://localhost:${io.env.PORT || 8080}/dev/shops/${values.shop}/reset`);
+    if (values.json) {
+      io.out(JSON.stringify(summary, null, 2));
+      return;
+    }
+    printRecord(io, false, {
+      shop: summary.shop,
+      deleted: Object.entries(summary.deleted).map(([k, n]) => `${n} ${k}`).join(', '),
+      catalog: summary.catalog === 'kept' ? 'kept (no seed file for this shop; pass --catalog FILE)' : `${summary.catalog.products} products from ${summary.catalog.source}`,
+    });
+  },
+};

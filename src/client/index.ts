@@ -1,0 +1,21 @@
+/**
+ * The package's public entry (`ucp-storefront` and `ucp-storefront/client`): the agent client and
+ * the wire types it speaks. Built to dist/lib by `npm run build:lib` (tsconfig.lib.json).
+ */
+export { createUcpClient, discoverEndpoints, type CallOptions, type Endpoints, type UcpClient, type UcpClientOptions } from './ucp-client.ts';
+export { retryAfterMs, type RetryOptions } from './retry.ts';
+export type { Result } from './result.ts';
+export type { Cart, CreateCartRequest, LineItem, LineItemInput, Total, UpdateCartRequest, AppliedDiscount, CustomizationEntry } from '../wire/cart.ts';
+export type {
+  CustomizationDef,
+  GetProductRequest,
+  GetProductResponse,
+  LookupRequest,
+  LookupResponse,
+  Product,
+  SearchRequest,
+  SearchResponse,
+  Variant,
+} from '../wire/catalog.ts';
+export type { Context, ErrorResponse, Message, Price, UcpMeta } from '../wire/common.ts';
+export { UCP_VERSION } from '../wire/common.ts';

@@ -1,0 +1,43 @@
+/**
+ * How a UCP REST response is read, once, for both clients: host.js's widget (`./api.ts`) and the
+ * agent client `ucp-storefront/client` (`./ucp-client.ts`). Business outcomes (HTTP 200/201) come
+ * back as `{ok:true, data}` or, for a UCP `error_response`, `{ok:false, messages}`; transport
+ * failures (non-2xx, network, unreadable body) also become `{ok:false}` with at least one message,
+ * so callers only ever deal with `Message[]`. Types only from src/wire (no zod in the bundle).
+ */
+import type { Message } from '../wire/common.ts';
+
+/** `body`: the answer as received, when there was one (a UCP error_response, a 4xx envelope). */
+export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[]; body?: unknown };
+
+export const fail = (status: number, code: string, content: string, body?: unknown): Result<never> => ({
+  ok: false,
+  status,
+  messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
+  body,
+});
+
+/**
+ * Sends one request and reads its answer as a Result (never throws). `flatCode`, when given, replaces
+ * the code of a flat protocol error (access, limits, server faults: words for developers) so a view
+ * can word it for shoppers (the widget passes `unavailable`); `body` keeps the original either way.
+ */
+export async function request<T>(fetchImpl: typeof fetch, url: string, init: RequestInit, flatCode?: string): Promise<Result<T>> {
+  let res: Response;
+  try {
+    res = await fetchImpl(url, init);
+  } catch {
+    return fail(0, 'network_error', 'The store could not be reached.');
+  }
+  let json: any;
+  try {
+    json = await res.json();
+  } catch {
+    return fail(res.status, 'invalid_response', `Unexpected response (HTTP ${res.status}).`);
+  }
+  if (!res.ok) {
+    return json?.messages?.length ? { ok: false, status: res.status, messages: json.messages as Message[], body: json } : fail(res.status, flatCode ?? json?.code ?? 'http_error', json?.content ?? `HTTP ${res.status}`, json);
+  }
+  if (json?.ucp?.status === 'error') return { ok: false, status: res.status, messages: json.messages ?? [], body: json };
+  return { ok: true, data: json as T };
+}

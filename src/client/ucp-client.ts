@@ -1,0 +1,163 @@
+/**
+ * `ucp-storefront/client`: a typed UCP client for agent builders (docs/client.md).
+ *
+ *   const shop = createUcpClient({ business: 'http://demo.localhost:8080', profile: 'https://me.example/.well-known/ucp' });
+ *   const r = await shop.searchCatalog({ query: 'flask' });
+ *   if (r.ok) r.data.products; else r.messages;   // UCP errors are values, never exceptions
+ *
+ * It finds the shop's endpoints in its discovery profile (`{business}/.well-known/ucp`), then speaks
+ * REST (`UCP-Agent` header, `Idempotency-Key` header) or MCP (the same in `arguments.meta`). Both
+ * transports give the same `Result` (./result.ts, shared with host.js's widget client), retry
+ * 429/503 honouring `Retry-After` (./retry.ts), and make a fresh idempotency key for every create
+ * and cancel unless the caller passes one (pass the same key to repeat a call safely).
+ * Request and response types are the wire schemas' (src/wire), as the server validates them.
+ */
+import type { Cart, CreateCartRequest, UpdateCartRequest } from '../wire/cart.ts';
+import type { GetProductRequest, GetProductResponse, LookupRequest, LookupResponse, SearchRequest, SearchResponse } from '../wire/catalog.ts';
+import type { McpTransport } from './mcp-transport.ts';
+import { fail, request, type Result } from './result.ts';
+import { retryingFetch, type RetryOptions } from './retry.ts';
+
+export interface UcpClientOptions {
+  /** The shop (business) origin, e.g. `https://shop.example` or `http://demo.localhost:8080`. */
+  business: string;
+  /** Your platform profile URL (sent as `UCP-Agent: profile="…"` on REST, `meta["ucp-agent"].profile` on MCP). */
+  profile: string;
+  /** Default `rest`. */
+  transport?: 'rest' | 'mcp';
+  /** A fetch to use instead of the global one (proxies, logging, tests). */
+  fetch?: typeof fetch;
+  /** A channel API key (docs/access.md), sent as `Authorization: Bearer …`. */
+  apiKey?: string;
+  /** 429/503 retries (default: 3 retries, at most 30 s per wait); `false` turns them off. */
+  retry?: RetryOptions | false;
+  /** The service endpoints, when known: skips discovery. */
+  endpoints?: Partial<Endpoints>;
+}
+
+export interface Endpoints {
+  /** The REST base, e.g. `https://shop.example/api/ucp`. */
+  rest: string;
+  /** The MCP endpoint, e.g. `https://shop.example/mcp`. */
+  mcp: string;
+}
+
+export interface CallOptions {
+  /** Reuse a key to repeat a call safely (same key + same request = the first answer); default: a new UUID. */
+  idempotencyKey?: string;
+}
+
+export interface UcpClient {
+  readonly transport: 'rest' | 'mcp';
+  searchCatalog(req: SearchRequest): Promise<Result<SearchResponse>>;
+  lookupCatalog(req: LookupRequest): Promise<Result<LookupResponse>>;
+  getProduct(req: GetProductRequest): Promise<Result<GetProductResponse>>;
+  createCart(req: CreateCartRequest, opts?: CallOptions): Promise<Result<Cart>>;
+  getCart(id: string): Promise<Result<Cart>>;
+  updateCart(id: string, req: UpdateCartRequest, opts?: CallOptions): Promise<Result<Cart>>;
+  cancelCart(id: string, opts?: CallOptions): Promise<Result<Cart>>;
+  /** The endpoints in use (discovered on first use). */
+  endpoints(): Promise<Endpoints>;
+  /** Closes the MCP connection, if one was opened. */
+  close(): Promise<void>;
+}
+
+/** One operation, named for both transports. */
+interface Op {
+  tool: string;
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  /** Where the request body goes in the tool arguments. */
+  arg?: 'catalog' | 'cart';
+  id?: string;
+  body?: unknown;
+  key?: string;
+}
+
+const CLIENT_INFO = { name: 'ucp-storefront-client', version: '0.1.0' };
+
+/** RFC 8941 sf-string. */
+const sfString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/** The shopping service's REST and MCP endpoints from a discovery profile. */
+export async function discoverEndpoints(business: string, fetchImpl: typeof fetch = fetch): Promise<Endpoints> {
+  const url = `${business.replace(/\/+$/, '')}/.well-known/ucp`;
+  const res = await fetchImpl(url, { headers: { Accept: 'application/json' } });
+  if (!res.ok) throw new Error(`UCP discovery: ${url} answered HTTP ${res.status}.`);
+  const profile: any = await res.json();
+  const services: Array<{ transport?: string; endpoint?: string }> = profile?.ucp?.services?.['dev.ucp.shopping'] ?? [];
+  const find = (t: string) => services.find((s) => s?.transport === t && typeof s.endpoint === 'string')?.endpoint ?? '';
+  return { rest: find('rest'), mcp: find('mcp') };
+}
+
+export function createUcpClient(opts: UcpClientOptions): UcpClient {
+  const transport = opts.transport ?? 'rest';
+  if (transport !== 'rest' && transport !== 'mcp') throw new TypeError(`transport must be 'rest' or 'mcp', not ${String(transport)}.`);
+  if (!opts.business) throw new TypeError('business (the shop origin) is required.');
+  if (!opts.profile) throw new TypeError('profile (your platform profile URL) is required.');
+  const base = opts.fetch ?? ((input, init) => fetch(input, init));
+  const send = opts.retry === false ? base : retryingFetch(base, opts.retry);
+  const auth: Record<string, string> = opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {};
+
+  let found: Promise<Endpoints> | undefined;
+  const endpoints = () =>
+    (found ??= (async () => {
+      const known = opts.endpoints ?? {};
+      const d = known.rest && known.mcp ? { rest: '', mcp: '' } : await discoverEndpoints(opts.business, send);
+      return { rest: known.rest ?? d.rest, mcp: known.mcp ?? d.mcp };
+    })().catch((e) => {
+      found = undefined;
+      throw e;
+    }));
+  const endpoint = async (t: keyof Endpoints) => {
+    const e = (await endpoints())[t];
+    if (!e) throw new Error(`The shop at ${opts.business} offers no ${t} transport (see its /.well-known/ucp).`);
+    return e;
+  };
+
+  let mcp: Promise<McpTransport> | undefined;
+  const mcpTransport = () =>
+    (mcp ??= import('./mcp-transport.ts').then((m) => new m.McpTransport(() => endpoint('mcp'), send, auth, CLIENT_INFO)));
+
+  async function call<T>(op: Op): Promise<Result<T>> {
+    if (transport === 'mcp') {
+      const meta: Record<string, unknown> = { 'ucp-agent': { profile: opts.profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
+      const args: Record<string, unknown> = { ...(op.id !== undefined ? { id: op.id } : {}), ...(op.arg ? { [op.arg]: op.body ?? {} } : {}) };
+      try {
+        return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta });
+      } catch (e) {
+        return fail(0, 'network_error', (e as Error).message);
+      }
+    }
+    let url: string;
+    try {
+      url = (await endpoint('rest')) + op.path;
+    } catch (e) {
+      return fail(0, 'network_error', (e as Error).message);
+    }
+    const headers: Record<string, string> = { Accept: 'application/json', 'UCP-Agent': `profile=${sfString(opts.profile)}`, ...auth };
+    if (op.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (op.key) headers['Idempotency-Key'] = op.key;
+    return request<T>(send, url, { method: op.method, headers, body: op.body === undefined ? undefined : JSON.stringify(op.body) });
+  }
+
+  const cartPath = (id: string) => `/carts/${encodeURIComponent(id)}`;
+  const newKey = (o?: CallOptions) => o?.idempotencyKey ?? globalThis.crypto.randomUUID();
+
+  return {
+    transport,
+    searchCatalog: (body) => call({ tool: 'search_catalog', method: 'POST', path: '/catalog/search', arg: 'catalog', body }),
+    lookupCatalog: (body) => call({ tool: 'lookup_catalog', method: 'POST', path: '/catalog/lookup', arg: 'catalog', body }),
+    getProduct: (body) => call({ tool: 'get_product', method: 'POST', path: '/catalog/product', arg: 'catalog', body }),
+    createCart: (body, o) => call({ tool: 'create_cart', method: 'POST', path: '/carts', arg: 'cart', body, key: newKey(o) }),
+    getCart: (id) => call({ tool: 'get_cart', method: 'GET', path: cartPath(id), id }),
+    updateCart: (id, body, o) => call({ tool: 'update_cart', method: 'PUT', path: cartPath(id), arg: 'cart', id, body, key: o?.idempotencyKey }),
+    cancelCart: (id, o) => call({ tool: 'cancel_cart', method: 'POST', path: `${cartPath(id)}/cancel`, id, key: newKey(o) }),
+    endpoints,
+    async close() {
+      const m = mcp;
+      mcp = undefined;
+      if (m) await (await m).close();
+    },
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The `ucp-storefront` command line (server/cli): `--help` on every command, usage mistakes print
+ * usage and exit 2, lists print a header row or `none`, `--json`, progress on stderr, and
+ * `reset --shop` (directly on the database, and the running server's development endpoint).
+ * Commands run in-process through `runCli` on a throwaway embedded database (or a fresh PostgreSQL
+ * database in the PostgreSQL pass); one run goes through the real bin.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, runCli } from '../server/cli/main.ts';
+import type { Io } from '../server/cli/cli.ts';
+import { openDatabase } from '../server/db/index.ts';
+import { createTestDatabase } from './support/postgres.ts';
+import { startTestServer } from './support/server.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+let env: NodeJS.ProcessEnv;
+let dir: string;
+let dropPg: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ucp-cli-'));
+  const pg = process.env.TEST_DATABASE_URL ? await createTestDatabase(process.env.TEST_DATABASE_URL) : undefined;
+  dropPg = pg?.drop;
+  env = { DATA_DIR: join(dir, 'data'), DATABASE_URL: pg?.url ?? '', NODE_ENV: 'development' };
+});
+afterAll(async () => {
+  await dropPg?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const io: Io = { out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`), isTTY: false, env };
+  const code = await runCli(argv, io);
+  return { code, out, err };
+}
+
+describe('usage', () => {
+  it('no command: the command list on stderr, exit 2; --help: on stdout, exit 0', async () => {
+    const none = await cli();
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/^usage: ucp-storefront COMMAND/);
+    for (const c of ['start', 'seed', 'apps', 'channel-keys', 'keys', 'reset']) expect(none.err).toContain(`  ${c} `);
+    const help = await cli('--help');
+    expect(help).toMatchObject({ code: 0, err: '' });
+    expect(help.out).toBe(none.err);
+  });
+
+  it.each(COMMANDS.map((c) => c.name))('%s --help prints its usage and exits 0 (no database opened)', async (name) => {
+    const r = await cli(name, '--help');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(new RegExp(`^usage: ucp-storefront ${name}`));
+    expect(r.err).toBe('');
+  });
+
+  it.each([
+    [['bogus'], /unknown command 'bogus'/],
+    [['apps'], /missing subcommand \(one of: create, list\)/],
+    [['apps', 'delete'], /unknown subcommand 'delete'/],
+    [['apps', 'create', '--name', 'x'], /--redirect-uri is required/],
+    [['apps', 'list', '--bogus'], /Unknown option '--bogus'/],
+    [['keys', 'list'], /--shop is required/],
+    [['keys', 'rotate', '--shop', 'shop_demo', '--grace-days', 'soon'], /--grace-days must be a number/],
+    [['channel-keys', 'create', '--shop', 'shop_demo'], /--profile is required/],
+    [['channel-keys', 'revoke', '--shop', 'shop_demo'], /--id is required/],
+    [['seed'], /no catalog FILE given/],
+    [['seed', 'a.json', '--demo'], /not both/],
+    [['reset'], /--shop is required/],
+    [['reset', '--shop'], /argument missing|--shop/],
+    [['reset', '--shop', 'x', 'extra'], /Unexpected argument 'extra'|positional/i],
+    [['start', '--port', 'eighty'], /--port must be a port number/],
+  ])('%j is a usage mistake: message + usage on stderr, exit 2', async (argv, message) => {
+    const r = await cli(...argv);
+    expect(r.code, r.err).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(message);
+    expect(r.err).toMatch(/usage: ucp-storefront/);
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('the bin itself: exit codes and output streams as a shell sees them', async () => {
+    const run = (...args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const c = spawn(process.execPath, ['bin/ucp-storefront.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+        let out = '';
+        let err = '';
+        c.stdout.on('data', (d) => (out += d));
+        c.stderr.on('data', (d) => (err += d));
+        c.once('exit', (code) => resolve({ code, out, err }));
+      });
+    const [help, wrong] = await Promise.all([run('apps', '--help'), run('apps')]);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^usage: ucp-storefront apps/);
+    expect(wrong.code).toBe(2);
+    expect(wrong.out).toBe('');
+    expect(wrong.err).toMatch(/missing subcommand/);
+  });
+});
+
+describe('commands on a database', () => {
+  it('seed --demo loads the demo shops with progress on stderr; --json gives the results', async () => {
+    const r = await cli('seed', '--demo', '--json');
+    expect(r.code, r.err).toBe(0);
+    const results = JSON.parse(r.out);
+    expect(results.map((x: { shop: string }) => x.shop).sort()).toEqual(['shop_demo', 'shop_offline', 'shop_other', 'shop_strict']);
+    expect(r.err).toMatch(/demo\.json: 49\/49 \(100%/);
+  });
+
+  it('seed: a bad file fails with its issues and exit 1; the others still load', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ shop: { id: 'x' } }));
+    const r = await cli('seed', bad, join(ROOT, 'server/seed/data/other.json'));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${bad}: not a valid catalog file`);
+    expect(r.out).toMatch(/other\.json: loaded 6 products into shop shop_other/);
+  });
+
+  it('lists: a header row or none, and --json', async () => {
+    const empty = await cli('channel-keys', 'list', '--shop', 'shop_demo');
+    expect(empty).toMatchObject({ code: 0, out: 'none\n' });
+    expect(JSON.parse((await cli('channel-keys', 'list', '--shop', 'shop_demo', '--json')).out)).toEqual([]);
+
+    const created = await cli('apps', 'create', '--name', 'CLI test', '--redirect-uri', 'https://app.example/cb', '--json');
+    expect(created.code, created.err).toBe(0);
+    const app = JSON.parse(created.out);
+    expect(app).toMatchObject({ type: 'confidential', redirect_uris: ['https://app.example/cb'] });
+    expect(app.client_secret).toEqual(expect.any(String));
+    const list = await cli('apps', 'list');
+    const [header, ...rows] = list.out.trimEnd().split('\n');
+    expect(header).toMatch(/^CLIENT_ID\s+TYPE\s+NAME\s+REDIRECT_URIS$/);
+    expect(rows.some((l) => l.startsWith(app.client_id) && l.includes('CLI test'))).toBe(true);
+    const json = JSON.parse((await cli('apps', 'list', '--json')).out);
+    expect(json).toContainEqual({ id: app.client_id, type: 'confidential', name: 'CLI test', redirect_uris: ['https://app.example/cb'] });
+
+    const rotated = JSON.parse((await cli('keys', 'rotate', '--shop', 'shop_demo', '--json')).out);
+    const keys = await cli('keys', 'list', '--shop', 'shop_demo');
+    expect(keys.out.split('\n')[0]).toMatch(/^KID\s+CREATED\s+STATE$/);
+    expect(keys.out).toMatch(new RegExp(`${rotated.new_key}\\s+\\S+\\s+current`));
+  });
+
+  it('a failure that is not a usage mistake: one line on stderr, exit 1', async () => {
+    const r = await cli('keys', 'list', '--shop', 'shop_nope');
+    expect(r).toMatchObject({ code: 1, out: '', err: 'ucp-storefront keys: No shop shop_nope.\n' });
+  });
+});
+
+describe('reset --shop', () => {
+  it('deletes carts, idempotency records, orders and customers, and restores the seeded catalog', async () => {
+    const db = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL || undefined });
+    try {
+      const now = new Date();
+      await db.insertInto('carts').values({ shop_id: 'shop_demo', id: 'cart_x', currency: 'USD', language: 'en', context: '{}', buyer: null, line_items: '[]', discounts: '{}', created_at: now, updated_at: now, expires_at: now } as never).execute();
+      await db.insertInto('carts').values({ shop_id: 'shop_other', id: 'cart_y', currency: 'USD', language: 'en', context: '{}', buyer: null, line_items: '[]', discounts: '{}', created_at: now, updated_at: now, expires_at: now } as never).execute();
+      await db.insertInto('idempotency_keys').values({ shop_id: 'shop_demo', operation: 'create_cart', key: 'k1', fingerprint: 'f', status: 201, body: '{}', created_at: now }).execute();
+      await db.insertInto('customers').values({ shop_id: 'shop_demo', id: 'cus_1', email: 'a@b.example', first_name: null, last_name: null, created_at: now }).execute();
+      await db.insertInto('orders').values({ shop_id: 'shop_demo', id: 'ord_1', customer_id: 'cus_1', status: 'created', currency: 'USD', items: '[]', subtotal: 0, total: 0, created_at: now } as never).execute();
+      await db.updateTable('products').set({ handle: 'changed' }).where('shop_id', '=', 'shop_demo').where('id', '=', 'prod_engraved_flask').execute();
+      await db.insertInto('products').values({ shop_id: 'shop_demo', id: 'prod_added', handle: 'added', doc: '{}', price_min: 1, price_max: 1, categories: '[]', search_text: '{}' } as never).execute();
+    } finally {
+      await db.destroy();
+    }
+
+    const r = await cli('reset', '--shop', 'shop_demo', '--json');
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
+      shop: 'shop_demo',
+      deleted: { webhook_deliveries: 0, orders: 1, customers: 1, carts: 1, idempotency_keys: 1, products: 1 },
+      catalog: { source: 'server/seed/data/demo.json', products: 49 },
+    });
+
+    const after = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL || undefined });
+    try {
+      const count = async (t: 'carts' | 'orders' | 'customers' | 'idempotency_keys' | 'products', shop: string) =>
+        Number((await after.selectFrom(t).select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop).executeTakeFirstOrThrow()).n);
+      expect(await count('carts', 'shop_demo')).toBe(0);
+      expect(await count('orders', 'shop_demo')).toBe(0);
+      expect(await count('customers', 'shop_demo')).toBe(0);
+      expect(await count('idempotency_keys', 'shop_demo')).toBe(0);
+      expect(await count('products', 'shop_demo')).toBe(49);
+      expect(await count('carts', 'shop_other')).toBe(1); // other shops untouched
+      const flask = await after.selectFrom('products').select('handle').where('shop_id', '=', 'shop_demo').where('id', '=', 'prod_engraved_flask').executeTakeFirstOrThrow();
+      expect(flask.handle).not.toBe('changed');
+    } finally {
+      await after.destroy();
+    }
+
+    const text = await cli('reset', '--shop', 'shop_demo');
+    expect(text.out).toMatch(/^shop: +shop_demo\ndeleted: +0 webhook_deliveries, 0 orders, 0 customers, 0 carts, 0 idempotency_keys, 0 products\ncatalog: +49 products from server\/seed\/data\/demo.json\n$/);
+  });
+
+  it('an unknown shop is exit 1; a catalog file for another shop is refused before anything is deleted', async () => {
+    expect(await cli('reset', '--shop', 'shop_nope')).toMatchObject({ code: 1, err: 'ucp-storefront reset: No shop shop_nope.\n' });
+    const r = await cli('reset', '--shop', 'shop_demo', '--catalog', join(ROOT, 'server/seed/data/other.json'));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/for shop shop_other, not shop_demo/);
+  });
+
+  it('the running server resets a shop itself: POST /dev/shops/{id}/reset (development only)', async () => {
+    const s = await startTestServer();
+    try {
+      const created = await s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] });
+      expect(created.status).toBe(201);
+      const r = await s.req('localhost', 'POST', '/dev/shops/shop_demo/reset');
+      expect(r.status).toBe(200);
+      expect(r.body.deleted.carts).toBeGreaterThanOrEqual(1);
+      const gone = await s.req('demo.localhost', 'GET', `/api/ucp/carts/${created.body.id}`);
+      expect(gone.body.messages[0].code).toBe('not_found');
+      expect((await s.req('localhost', 'POST', '/dev/shops/shop_nope/reset')).status).toBe(404);
+    } finally {
+      await s.close();
+    }
+    const prod = await startTestServer({ mode: 'production', seedDemo: true });
+    try {
+      expect((await prod.req('localhost', 'POST', '/dev/shops/shop_demo/reset')).status).toBe(404);
+    } finally {
+      await prod.close();
+    }
+  });
+});
