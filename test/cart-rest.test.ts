@@ -200,7 +200,7 @@ describe('discount codes', () => {
     expect(fr.body.messages.map((m: any) => m.content)).toEqual([
       'Le code «\u00a0NOPE\u00a0» n’est pas un code de réduction valide.',
       'Le code «\u00a0SUMMER2024\u00a0» a expiré.',
-      expect.stringMatching(/^Le code «\u00a0BIGSPENDER\u00a0» demande un sous-total d’au moins \d+\.\d\d USD\.$/),
+      expect.stringMatching(/^Le code «\u00a0BIGSPENDER\u00a0» demande un sous-total d’au moins \d+,\d\d\s\$US\.$/), // money formatted like the prices (issue 16)
     ]);
     expect(en.body.messages[0].content).toBe("Code 'NOPE' is not a valid discount code.");
     const shape = (c: any) => c.messages.map((m: any) => [m.type, m.code, m.path]);
