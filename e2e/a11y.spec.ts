@@ -13,6 +13,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
     test.use({ colorScheme });
 
     test('product page, field errors, cart dialog, cart page', async ({ page }) => {
+      // Four full axe scans: 20-25 s on a loaded 2-core machine, too close to the 30 s default.
+      test.setTimeout(60_000);
       await page.goto('/products/engraved-flask');
       const product = page.locator('ucp-product');
       await expect(product.getByRole('button', { name: 'Add to cart' })).toBeVisible();

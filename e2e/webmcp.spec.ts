@@ -3,7 +3,7 @@
  * shop's tools on `document.modelContext`; an in-page agent (Playwright's `page.webmcp`, which lists
  * and calls them like a browser agent) searches, reads a customizable product, fills the shopper's
  * cart — which the page shows at once, with the widget's `ucp:*` events — and hands over to checkout
- * where the cart's own Checkout link goes, after the shopper agreed. Without the flag, with the
+ * where the cart's own Checkout button goes (the shop's checkout handoff), after the shopper agreed. Without the flag, with the
  * shop's switch off or the page's attribute, and inside an agent's frame nothing is registered or
  * loaded.
  */
@@ -124,7 +124,7 @@ test.describe('with WebMCP', () => {
     expect(read.structuredContent.line_items[0].quantity).toBe(4);
     const total = read.structuredContent.totals.find((t: any) => t.type === 'total').amount;
     await expect(dialog.locator('[data-total=total]')).toHaveText(`$${(total / 100).toFixed(2)}`);
-    const href = await dialog.getByRole('link', { name: 'Checkout' }).getAttribute('href');
+    await expect(dialog.getByRole('button', { name: 'Checkout' })).toBeEnabled();
     await page.keyboard.press('Escape');
 
     // begin_checkout asks the shopper; "Not now" changes nothing.
@@ -137,14 +137,15 @@ test.describe('with WebMCP', () => {
     expect(await declined).toMatchObject({ isError: true, structuredContent: { messages: [{ code: 'declined' }] } });
     expect(new URL(page.url()).pathname).toBe('/products/engraved-flask');
 
-    // Agreed: the result comes back, then the page goes where the Checkout link goes.
+    // Agreed: the result comes back, then the page goes where the Checkout button goes: the shop's
+    // checkout handoff (the demo shop's shows what was handed over).
     const go = page.webmcp.callTool('begin_checkout', { id });
     await ask.getByRole('button', { name: 'Go to checkout' }).click();
     const handed: any = await go;
     expect(handed.isError).toBeUndefined();
-    expect(handed.structuredContent.continue_url).toBe(href);
-    await page.waitForURL(href!);
-    await expect(page.locator('ucp-cart[mode=page]').getByRole('spinbutton', { name: /Quantity of Engraved Steel Flask/ })).toHaveValue('4');
+    expect(handed.structuredContent.id).toBe(id);
+    await page.waitForURL('**/handoff-preview');
+    await expect(page.getByText('Engraved Steel Flask').first()).toBeVisible();
   });
 
   test('mistakes come back as readable results; another cart id is refused; cancel_cart asks first', async ({ page }) => {
@@ -228,8 +229,9 @@ test.describe('with WebMCP', () => {
     const made: any = await page.webmcp.callTool('create_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] } });
     const cartEl = page.locator('header ucp-cart');
     await cartEl.getByRole('button', { name: 'Cart (1)' }).click();
-    await cartEl.getByRole('dialog').getByRole('link', { name: 'Checkout' }).click();
-    await page.waitForURL(made.structuredContent.continue_url);
+    expect(made.isError).toBeUndefined();
+    await cartEl.getByRole('dialog').getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL('**/handoff-preview');
   });
 
   test('the confirmation dialog at 390 px, in French, dark: fits, no serious axe violation', async ({ page }) => {
