@@ -1,6 +1,8 @@
 /** `npm start`: the storefront server with the embedded database and demo data. */
 import { startServer } from './server.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
+import { demoAgentProfileUrl } from './ucp/profile.ts';
+import { allowInsecureProfiles } from './http/authenticate.ts';
 
 const running = await startServer();
 const { port, config } = running;
@@ -13,6 +15,10 @@ for (const s of shops) {
 }
 console.log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
 console.log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
+if (allowInsecureProfiles(config)) {
+  // The profile agent builders name on their first call (docs/access.md "Zero setup").
+  console.log(`  agent profile        ${demoAgentProfileUrl(port)}  (use it as UCP-Agent: profile="…" on REST, meta["ucp-agent"].profile on MCP)`);
+}
 if (config.mode === 'development') console.log(demoCredentialsText(port));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -3,12 +3,13 @@
  *
  * - `meta["ucp-agent"].profile` (required on every tool call): the calling platform's profile URL.
  *   Missing or malformed → JSON-RPC -32001 with `data.code = "invalid_profile_url"`, HTTP 400
- *   (DIGEST §1.2). https only; plain http is accepted for loopback hosts in development mode, the
- *   same allowance the REST `UCP-Agent` parse makes for local platforms.
+ *   (DIGEST §1.2), with what to name instead. The URL rules are REST's (core/platform-profiles.ts):
+ *   https, or plain http on a loopback host in development.
  * - `meta["idempotency-key"]`: required by `cancel_cart`, honoured by `create_cart`/`update_cart`.
  */
 import * as z from 'zod/mini';
 import { McpProtocolError, RPC } from './errors.ts';
+import { checkProfileUrl, ProfileError } from '../core/platform-profiles.ts';
 
 /** Published (JSON Schema) shape of `meta`; extra keys are allowed, as in the OpenRPC. */
 export const CallMeta = z.looseObject({
@@ -32,36 +33,41 @@ export interface CallMetaValues {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function invalidProfile(content: string): McpProtocolError {
-  return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content });
+export interface MetaOptions {
+  requireIdempotencyKey: boolean;
+  /** Accept `http://` profiles on loopback hosts (development; config allowInsecureProfileUrls). */
+  allowLoopbackHttp: boolean;
+  /** What to name instead, appended to each refusal (authenticate.ts `profileAdvice`). */
+  advice?: string;
 }
 
-const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\]|[a-z0-9-]+\.localhost)$/i;
+const SHAPE = 'Send arguments.meta = {"ucp-agent": {"profile": "<URL of your platform profile>"}}.';
 
-export function checkProfileUrl(profile: unknown, allowLoopbackHttp: boolean): string {
+function invalidProfile(content: string, advice?: string): McpProtocolError {
+  return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content: advice ? `${content} ${advice}` : content });
+}
+
+/** The profile URL, normalized, or the -32001 refusal (same rules as REST `UCP-Agent`: core/platform-profiles.ts). */
+export function checkMetaProfile(profile: unknown, opts: Pick<MetaOptions, 'allowLoopbackHttp' | 'advice'>): string {
   if (typeof profile !== 'string' || profile.trim() === '') {
-    throw invalidProfile('Every call needs arguments.meta["ucp-agent"].profile: the URL of the calling platform\'s UCP profile, e.g. https://platform.example/.well-known/ucp.');
+    throw invalidProfile(`arguments.meta["ucp-agent"].profile is missing: every UCP tool call names the calling platform's profile URL. ${SHAPE}`, opts.advice);
   }
-  let url: URL;
   try {
-    url = new URL(profile);
-  } catch {
-    throw invalidProfile(`meta["ucp-agent"].profile '${profile.slice(0, 200)}' is not a URL.`);
+    return checkProfileUrl(profile, opts.allowLoopbackHttp).href;
+  } catch (e) {
+    if (e instanceof ProfileError) throw invalidProfile(`arguments.meta["ucp-agent"].profile: ${e.message}`, opts.advice);
+    throw e;
   }
-  const httpOk = allowLoopbackHttp && url.protocol === 'http:' && LOOPBACK.test(url.hostname);
-  if (url.protocol !== 'https:' && !httpOk) throw invalidProfile('meta["ucp-agent"].profile must be an https URL.');
-  if (url.username || url.password) throw invalidProfile('meta["ucp-agent"].profile must not carry credentials.');
-  return url.href;
 }
 
 /** Reads and checks `arguments.meta`; throws the protocol error for anything missing or malformed. */
-export function readCallMeta(args: unknown, opts: { requireIdempotencyKey: boolean; allowLoopbackHttp: boolean }): CallMetaValues {
+export function readCallMeta(args: unknown, opts: MetaOptions): CallMetaValues {
   const meta = isObject(args) ? args.meta : undefined;
-  if (meta === undefined) throw invalidProfile('Missing arguments.meta: every UCP tool call carries meta["ucp-agent"].profile (the calling platform\'s profile URL).');
-  if (!isObject(meta)) throw invalidProfile('arguments.meta must be an object carrying "ucp-agent": {"profile": "<url>"}.');
+  if (meta === undefined) throw invalidProfile(`arguments.meta is missing: every UCP tool call names the calling platform's profile. ${SHAPE}`, opts.advice);
+  if (!isObject(meta)) throw invalidProfile(`arguments.meta must be an object. ${SHAPE}`, opts.advice);
   const agent = meta['ucp-agent'];
-  if (!isObject(agent)) throw invalidProfile('arguments.meta["ucp-agent"] must be an object with a `profile` URL.');
-  const profile = checkProfileUrl(agent.profile, opts.allowLoopbackHttp);
+  if (!isObject(agent)) throw invalidProfile(`arguments.meta["ucp-agent"] must be an object with a \`profile\` URL. ${SHAPE}`, opts.advice);
+  const profile = checkMetaProfile(agent.profile, opts);
 
   const key = meta['idempotency-key'];
   if (key === undefined) {

@@ -10,7 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
-import { allowInsecureProfiles } from '../http/authenticate.ts';
+import { allowInsecureProfiles, profileAdvice } from '../http/authenticate.ts';
 
 export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   const shop = c.get('shop');
@@ -44,6 +44,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       origin: c.get('origin'),
       acceptLanguage: c.req.header('accept-language'),
       allowLoopbackHttp: allowInsecureProfiles(config),
+      profileAdvice: profileAdvice(config, c.get('origin')),
       header: (name) => c.req.header(name),
       config,
       headers: c.req.raw.headers,

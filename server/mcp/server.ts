@@ -44,7 +44,8 @@ interface CallState {
 
 const INSTRUCTIONS =
   'Universal Commerce Protocol (UCP 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
-  'arguments.meta["ucp-agent"].profile = the https URL of your platform profile. Find products with search_catalog ' +
+  'arguments.meta["ucp-agent"].profile = the URL of your platform profile (https; on a development server the demo agent\'s ' +
+  'profile http://agent.localhost:<port>/.well-known/ucp works). Find products with search_catalog ' +
   '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
   'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
 
@@ -119,7 +120,7 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
   const params = m.params;
   if (!isObject(params) || !('arguments' in params)) return;
   const args = params.arguments;
-  if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp });
+  if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp, advice: ctx.profileAdvice });
 }
 
 /** Handles one POST /mcp whose body has already been read (size-limited) as text. */

@@ -27,6 +27,8 @@ export interface ToolContext {
   acceptLanguage?: string;
   /** Accept `http://` profile URLs on loopback hosts (config allowInsecureProfileUrls; never in production). */
   allowLoopbackHttp: boolean;
+  /** What to name instead when a profile is refused (authenticate.ts `profileAdvice`). */
+  profileAdvice?: string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: ReadonlySet<string>;
 }
@@ -111,7 +113,7 @@ function cartId(args: Record<string, unknown>): string {
 // Descriptions: what a model needs to pick the tool and fill its arguments.
 
 const META_NOTE =
-  'Always pass `meta: {"ucp-agent": {"profile": "<https URL of your platform profile>"}}` in the arguments.';
+  'Always pass `meta: {"ucp-agent": {"profile": "<URL of your platform profile>"}}` in the arguments (https; on a development server, http://agent.localhost:<port>/.well-known/ucp).';
 
 const CUSTOMIZATION_NOTE =
   'Customizable variants publish their options in `variant.metadata.customizations` (from search_catalog, lookup_catalog or get_product): ' +
@@ -279,7 +281,7 @@ export async function callTool(ctx: ToolContext, name: string, rawArgs: unknown)
       content: `Unknown tool '${String(name).slice(0, 100)}'. Offered: ${DEFS.map((d) => d.name).join(', ')}.`,
     });
   }
-  const meta = readCallMeta(rawArgs, { requireIdempotencyKey: def.requireIdempotencyKey, allowLoopbackHttp: ctx.allowLoopbackHttp });
+  const meta = readCallMeta(rawArgs, { requireIdempotencyKey: def.requireIdempotencyKey, allowLoopbackHttp: ctx.allowLoopbackHttp, advice: ctx.profileAdvice });
   const args = rawArgs as Record<string, unknown>;
   const body = await def.run(ctx, args, meta);
   return {
