@@ -14,6 +14,7 @@ const en = {
   code_not_yet: "Code '{0}' is not active yet.",
   code_min_subtotal: "Code '{0}' needs a subtotal of at least {1}.",
   variant_unknown: "No variant '{0}' in this shop.",
+  product_not_variant: "'{0}' is a product id; a cart line takes a variant id. Its variants: {1}.",
   variant_unavailable: "Variant '{0}' is not available.",
   // Customizations ({0} is always the definition id, first and in straight quotes: host.js reads
   // it back from a missing-group message; {1} its label in the cart's language).
@@ -44,6 +45,7 @@ const fr: Record<WordKey, string> = {
   code_not_yet: 'Le code «\u00a0{0}\u00a0» n’est pas encore actif.',
   code_min_subtotal: 'Le code «\u00a0{0}\u00a0» demande un sous-total d’au moins {1}.',
   variant_unknown: 'Aucune variante «\u00a0{0}\u00a0» dans cette boutique.',
+  product_not_variant: '«\u00a0{0}\u00a0» est un identifiant de produit\u00a0; une ligne de panier prend un identifiant de variante. Ses variantes\u00a0: {1}.',
   variant_unavailable: 'La variante «\u00a0{0}\u00a0» n’est pas disponible.',
   cz_not_supported: 'Cette variante ne se personnalise pas\u00a0; retirez les personnalisations.',
   cz_unknown: "Personnalisation inconnue '{0}'. Cette variante accepte\u00a0: {1}.",

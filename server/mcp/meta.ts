@@ -5,10 +5,12 @@
  *   Missing or malformed → JSON-RPC -32001 with `data.code = "invalid_profile_url"`, HTTP 400
  *   (DIGEST §1.2), with what to name instead. The URL rules are REST's (core/platform-profiles.ts):
  *   https, or plain http on a loopback host in development.
- * - `meta["idempotency-key"]`: required by `cancel_cart`, honoured by `create_cart`/`update_cart`.
+ * - `meta["idempotency-key"]`: required by `cancel_cart`, honoured by `create_cart`/`update_cart`;
+ *   missing or malformed → InvalidRequest (an `isError` tool result).
  */
 import * as z from 'zod/mini';
 import { McpProtocolError, RPC } from './errors.ts';
+import { InvalidRequest } from '../core/errors.ts';
 import { checkProfileUrl, ProfileError } from '../core/platform-profiles.ts';
 
 /** Published (JSON Schema) shape of `meta`; extra keys are allowed, as in the OpenRPC. */
@@ -60,7 +62,10 @@ export function checkMetaProfile(profile: unknown, opts: Pick<MetaOptions, 'allo
   }
 }
 
-/** Reads and checks `arguments.meta`; throws the protocol error for anything missing or malformed. */
+/**
+ * Reads and checks `arguments.meta`. A missing or refused profile is the UCP discovery error (-32001);
+ * a bad idempotency key is an input mistake (InvalidRequest: the tool's isError result, docs/mcp.md).
+ */
 export function readCallMeta(args: unknown, opts: MetaOptions): CallMetaValues {
   const meta = isObject(args) ? args.meta : undefined;
   if (meta === undefined) throw invalidProfile(`arguments.meta is missing: every UCP tool call names the calling platform's profile. ${SHAPE}`, opts.advice);
@@ -72,20 +77,16 @@ export function readCallMeta(args: unknown, opts: MetaOptions): CallMetaValues {
   const key = meta['idempotency-key'];
   if (key === undefined) {
     if (opts.requireIdempotencyKey) {
-      throw new McpProtocolError(RPC.invalidParams, 400, {
-        code: 'idempotency_key_required',
-        content: 'This tool requires arguments.meta["idempotency-key"] (a UUID; reuse it only to retry the same call).',
-        path: '$.meta[\'idempotency-key\']',
-      });
+      throw new InvalidRequest('idempotency_key_required', 'This tool requires arguments.meta["idempotency-key"]: send a fresh UUID, and the same one only to retry this same call.', [
+        { path: "$.meta['idempotency-key']", code: 'idempotency_key_required', content: 'Required: a UUID (e.g. from crypto.randomUUID()).' },
+      ]);
     }
     return { profile };
   }
   if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new McpProtocolError(RPC.invalidParams, 400, {
-      code: 'invalid_idempotency_key',
-      content: 'arguments.meta["idempotency-key"] must be a non-empty printable string of at most 255 characters (a UUID v4 is recommended).',
-      path: '$.meta[\'idempotency-key\']',
-    });
+    throw new InvalidRequest('invalid_idempotency_key', 'arguments.meta["idempotency-key"] must be a non-empty printable ASCII string of at most 255 characters: send a UUID.', [
+      { path: "$.meta['idempotency-key']", code: 'invalid_idempotency_key', content: '1-255 visible ASCII characters; a UUID v4 is recommended.' },
+    ]);
   }
   return { profile, idempotencyKey: key };
 }
