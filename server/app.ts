@@ -23,6 +23,7 @@ import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { sandboxFault } from './http/sandbox-fault.ts';
 import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
@@ -34,7 +35,7 @@ export interface AppDeps {
 /** Headers a browser may send cross-origin to the UCP endpoints. */
 export const CORS_ALLOW_HEADERS = [
   'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
-  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key',
+  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key', 'UCP-Sandbox-Fault',
 ];
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -43,7 +44,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const UCP_CORS = {
   allowHeaders: CORS_ALLOW_HEADERS,
   allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'],
-  exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'],
+  exposeHeaders: ['Content-Language', 'ETag', 'Retry-After', 'UCP-Sandbox-Fault-Ignored'],
   maxAge: 600,
 };
 
@@ -110,6 +111,8 @@ export function createApp({ db, config }: AppDeps) {
 
   const rest = new Hono<AppEnv>();
   rest.use('*', requireProtocol);
+  // UCP-Sandbox-Fault (development only; server/http/sandbox-fault.ts), before anything runs.
+  rest.use('*', sandboxFault('rest'));
   rest.route('/', ucpRestRoutes());
   rest.route('/', cartRoutes());
   restMethodFallbacks(rest);
