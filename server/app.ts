@@ -24,6 +24,7 @@ import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { sandboxFault } from './http/sandbox-fault.ts';
+import { faviconHandler } from './storefront/favicon.ts';
 import { AGENT_HOSTNAME, agentSite, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
@@ -78,6 +79,10 @@ export function createRequestListener(deps: AppDeps) {
 export function createApp({ db, config }: AppDeps) {
   const app = new Hono<AppEnv>();
   const agent = agentSite();
+
+  // One icon for every host (pages link /favicon.svg; browsers also ask for /favicon.ico).
+  app.get('/favicon.svg', faviconHandler);
+  app.get('/favicon.ico', faviconHandler);
 
   // Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the shop.
   app.use('*', async (c, next) => {

@@ -12,6 +12,7 @@ import { renderError } from '../http/errors.ts';
 import { oauthRoutes } from './routes.ts';
 import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
+import { platformHome } from './home.ts';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -32,6 +33,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.use('/admin', pageLimit);
   inner.use('/admin/*', pageLimit);
   inner.use('/merchants/*', bodyLimit({ maxSize: MERCHANT_MAX_BYTES, onError: (c) => c.json({ error: { code: 'request_too_large', message: `The body exceeds ${MERCHANT_MAX_BYTES} bytes.` } }, 413) }));
+  inner.get('/', platformHome);
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());

@@ -70,6 +70,7 @@ function page(
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${shop.name}</title>
 <link rel="stylesheet" href="/storefront.css">
