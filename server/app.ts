@@ -23,6 +23,8 @@ import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { clientAddress } from './http/rate-limit.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { sandboxFault } from './http/sandbox-fault.ts';
+import { faviconHandler } from './storefront/favicon.ts';
 import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './oauth/platform.ts';
 
@@ -34,7 +36,7 @@ export interface AppDeps {
 /** Headers a browser may send cross-origin to the UCP endpoints. */
 export const CORS_ALLOW_HEADERS = [
   'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
-  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key',
+  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key', 'UCP-Sandbox-Fault',
 ];
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -43,7 +45,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const UCP_CORS = {
   allowHeaders: CORS_ALLOW_HEADERS,
   allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'],
-  exposeHeaders: ['Content-Language', 'ETag', 'Retry-After'],
+  exposeHeaders: ['Content-Language', 'ETag', 'Retry-After', 'UCP-Sandbox-Fault-Ignored'],
   maxAge: 600,
 };
 
@@ -93,6 +95,10 @@ export function createApp({ db, config }: AppDeps) {
   const app = new Hono<AppEnv>();
   const agent = agentSite();
 
+  // One icon for every host (pages link /favicon.svg; browsers also ask for /favicon.ico).
+  app.get('/favicon.svg', faviconHandler);
+  app.get('/favicon.ico', faviconHandler);
+
   // Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the shop.
   app.use('*', async (c, next) => {
     const o = requestOrigin((name) => c.req.header(name), config);
@@ -124,6 +130,8 @@ export function createApp({ db, config }: AppDeps) {
   app.get(DISCOVERY_PATH, discoveryHandler);
 
   const rest = new Hono<AppEnv>();
+  // UCP-Sandbox-Fault (development only; server/http/sandbox-fault.ts), before anything runs.
+  rest.use('*', sandboxFault('rest'));
   rest.route('/', ucpRestRoutes());
   rest.route('/', cartRoutes());
   restMethodFallbacks(rest);

@@ -12,7 +12,9 @@ export interface Config {
   mode: 'development' | 'production';
   /**
    * Accept `http:` platform profile URLs on loopback hosts (localhost, *.localhost, 127.0.0.0/8, ::1)
-   * for local development (docs/access.md). UCP_ALLOW_INSECURE_PROFILE_URLS=1; always off in production.
+   * for local development (docs/access.md). On by default in development (so the demo agent's
+   * `http://agent.localhost:PORT/.well-known/ucp` works with no setup), off with
+   * UCP_ALLOW_INSECURE_PROFILE_URLS=0; always off in production.
    */
   allowInsecureProfileUrls: boolean;
   /**
@@ -43,7 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
-    allowInsecureProfileUrls: env.NODE_ENV !== 'production' && (env.UCP_ALLOW_INSECURE_PROFILE_URLS === '1' || env.UCP_ALLOW_INSECURE_PROFILE_URLS === 'true'),
+    allowInsecureProfileUrls: env.NODE_ENV !== 'production' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== '0' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== 'false',
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
     transportRateLimits: env.UCP_RATE_LIMITS !== 'off' && env.UCP_RATE_LIMITS !== '0',
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',

@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { startServer } from './server.ts';
 import { ConfigError, type Config } from './config.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
+import { demoAgentProfileUrl } from './ucp/profile.ts';
+import { allowInsecureProfiles } from './http/authenticate.ts';
 
 export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = console.log) {
   const running = await startServer(overrides).catch((e: unknown) => {
@@ -24,6 +26,10 @@ export async function main(overrides: Partial<Config> = {}, log: (line: string) 
   }
   log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
   log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
+  if (allowInsecureProfiles(config)) {
+    // The profile agent builders name on their first call (docs/access.md "Zero setup").
+    log(`  agent profile        ${demoAgentProfileUrl(port)}  (use it as UCP-Agent: profile="…" on REST, meta["ucp-agent"].profile on MCP)`);
+  }
   if (config.mode === 'development') log(demoCredentialsText(port));
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

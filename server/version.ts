@@ -7,10 +7,15 @@
  * - `GRAPHQL_VERSIONS`: the path versions `/graphql/<version>` accepts. Only these exact strings are
  *   served; anything else (including the full `3.0.0`) is a 404 with a GraphQL `errors` body. A new
  *   minor version is added here and nowhere else.
+ * - `PACKAGE_VERSION`: this package's version from package.json (MCP `serverInfo.version`).
  * - `UCP_VERSION`: the Universal Commerce Protocol revision the storefront speaks. It is defined next to
  *   the wire types shared with the browser bundle and re-exported here so there is still one source.
  */
 export { UCP_VERSION } from '../src/wire/common.ts';
+import { createRequire } from 'node:module';
+
+/** This package's own version (package.json): MCP `serverInfo.version`, the OpenAPI documents' `info.version`. */
+export const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export const API_VERSION = '3.0.0';
 

@@ -431,8 +431,26 @@ describe('platform profile over https on loopback', () => {
     expect([missing.status, missing.body.code]).toEqual([424, 'profile_unreachable']);
   });
 
-  it('plain http on loopback is refused unless the dev setting is on (never in production)', async () => {
-    const r = await rest('demo.localhost', 'POST', '/catalog/search', { query: 'x' }, agent(`http://127.0.0.1:${s.port}/.well-known/ucp`));
-    expect([r.status, r.body.code]).toEqual([400, 'invalid_profile_url']);
+  it('plain http on loopback passes the URL check in development by default; UCP_ALLOW_INSECURE_PROFILE_URLS=0 and production refuse it, saying what to do', async () => {
+    const url = `http://127.0.0.1:${s.port}/.well-known/ucp`;
+    // Accepted, then fetched (this block's fetch speaks TLS only, so the fetch itself fails: 424).
+    const dev = await rest('demo.localhost', 'POST', '/catalog/search', { query: 'x' }, agent(url));
+    expect([dev.status, dev.body.code]).toEqual([424, 'profile_unreachable']);
+    expect(dev.body.content).toContain(`http://agent.localhost:${s.port}/.well-known/ucp`);
+    const off = await startTestServer({ allowInsecureProfileUrls: false });
+    const prod = await startTestServer({ mode: 'production', seedDemo: true });
+    try {
+      const r = await off.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'x' }, agent(url));
+      expect([r.status, r.body.code]).toEqual([400, 'invalid_profile_url']);
+      expect(r.body.content).toMatch(/UCP_ALLOW_INSECURE_PROFILE_URLS=0/);
+      expect(r.body.content).toContain(`http://agent.localhost:${off.port}/.well-known/ucp`);
+      const p = await prod.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'x' }, agent(url));
+      expect([p.status, p.body.code]).toEqual([400, 'invalid_profile_url']);
+      expect(p.body.content).toMatch(/https URL on a public address/);
+      expect(p.body.content).not.toContain('agent.localhost');
+    } finally {
+      await off.close();
+      await prod.close();
+    }
   });
 });

@@ -303,10 +303,14 @@ describe('deleting apps', () => {
     expect(secondPage.html).not.toContain(app.id);
     expect((await second.post(`/admin/shop_demo/apps/${app.id}/delete`, { csrf: secondPage.csrf })).status).toBe(404);
 
-    // The demo apps (and CLI ones) have no owner.
-    const { csrf } = await adminPage(owner);
-    expect((await owner.post('/admin/shop_demo/apps/demo-app/delete', { csrf })).status).toBe(404);
+    // The demo apps are listed for the demo owner (seeded ones included) but kept.
+    const { csrf, html } = await adminPage(owner);
+    expect(html).toContain('demo-app');
+    expect(html).toContain('demo-public');
+    expect(html).toContain('seeded demo app');
+    expect((await owner.post('/admin/shop_demo/apps/demo-app/delete', { csrf })).status).toBe(403);
     expect(await findRow('demo-app')).toBeDefined();
+    expect((await adminPage(other, 'shop_other')).html).not.toContain('demo-app');
 
     // Without the form token, not even the owner.
     expect((await owner.post(`/admin/shop_demo/apps/${app.id}/delete`, {})).status).toBe(403);

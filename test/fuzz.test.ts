@@ -231,7 +231,10 @@ function checkMcp(sent: unknown, r: TestResponse): void {
       expect(typeof m?.code === 'string' || typeof m?.error?.code === 'number', where).toBe(true);
       return;
     }
-    if ('error' in m) expect(typeof m.error?.code, where).toBe('number');
+    if ('error' in m) {
+      expect(typeof m.error?.code, where).toBe('number');
+      expect(m.error.code, `a client's mistake is never internal (-32603): ${where}`).not.toBe(-32603);
+    }
     else expect(typeof m.result, where).toBe('object');
   };
   if (Array.isArray(r.body)) r.body.forEach(one);

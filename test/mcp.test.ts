@@ -146,22 +146,27 @@ describe('plain JSON-RPC (ucp-cli style)', () => {
     expect(r.body.result.structuredContent.products.find((p: any) => p.id === 'prod_engraved_flask').title).toBe('Flasque en acier gravée');
   });
 
-  it('refuses invalid catalog input with -32602 naming every path', async () => {
+  it('invalid catalog input is an isError result naming every path (HTTP 200)', async () => {
     const r = await call('search_catalog', { meta: meta(), catalog: { pagination: { limit: 0 } } });
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe(-32602);
-    const paths = r.body.error.data.messages.map((m: any) => m.path);
+    expect(r.status).toBe(200);
+    expect(r.body.result.isError).toBe(true);
+    expectUcpValid('shopping/types/error_response.json', r.body.result.structuredContent);
+    const paths = r.body.result.structuredContent.messages.map((m: any) => m.path);
     expect(paths).toEqual(expect.arrayContaining(['$.catalog.pagination.limit', '$.catalog.query']));
     const missing = await call('lookup_catalog', { meta: meta() });
-    expect(missing.body.error.code).toBe(-32602);
-    expect(missing.body.error.data.messages[0].path).toBe('$.catalog');
+    expect(missing.body.result.isError).toBe(true);
+    expect(missing.body.result.structuredContent.messages[0].path).toBe('$.catalog');
+    // A missing field says what to send.
+    expect(missing.body.result.structuredContent.messages[0].content).toMatch(/received undefined\. Send catalog: The catalog request/);
   });
 
-  it('a lookup batch over the limit is -32602 request_too_large', async () => {
+  it('a lookup batch over the limit is -32602 request_too_large (the UCP binding), HTTP 200', async () => {
     const ids = Array.from({ length: 51 }, (_, i) => `id_${i}`);
     const r = await call('lookup_catalog', { meta: meta(), catalog: { ids } });
+    expect(r.status).toBe(200);
     expect(r.body.error.code).toBe(-32602);
-    expect(r.body.error.data.code).toMatch(/request_too_large|invalid/);
+    expect(r.body.error.data.code).toBe('request_too_large');
+    expect(r.body.error.data.messages[0].path).toBe('$.catalog.ids');
   });
 });
 
@@ -197,6 +202,7 @@ describe('legacy tool names', () => {
     const list = await rpc('tools/list');
     expect(list.body.result.tools.map((t: any) => t.name)).not.toContain(legacy);
     const r = await call(legacy, { meta: meta() });
+    expect(r.status).toBe(200);
     expect(r.body.error.code).toBe(-32602);
     expect(r.body.error.message).toContain(replacement);
     expect(r.body.error.data.replacement).toBe(replacement);
@@ -232,9 +238,9 @@ describe('carts over MCP', () => {
     expect(updated.body.result.structuredContent.line_items[0].quantity).toBe(3);
 
     const noKey = await call('cancel_cart', { meta: meta(), id: cart.id });
-    expect(noKey.status).toBe(400);
-    expect(noKey.body.error.code).toBe(-32602);
-    expect(noKey.body.error.data.code).toBe('idempotency_key_required');
+    expect(noKey.status).toBe(200);
+    expect(noKey.body.result.isError).toBe(true);
+    expect(noKey.body.result.structuredContent.messages[0]).toMatchObject({ code: 'idempotency_key_required', path: "$.meta['idempotency-key']" });
 
     const key = randomUUID();
     const canceled = await call('cancel_cart', { meta: meta({ 'idempotency-key': key }), id: cart.id });
@@ -289,14 +295,14 @@ describe('carts over MCP', () => {
     }
   });
 
-  it('invalid cart shape → -32602 with paths under $.cart; id mismatch too', async () => {
+  it('invalid cart shape → isError result with paths under $.cart; id mismatch too', async () => {
     const r = await createCart({ line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 0 }] });
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe(-32602);
-    expect(r.body.error.data.messages[0].path).toBe('$.cart.line_items[0].quantity');
+    expect(r.status).toBe(200);
+    expect(r.body.result.isError).toBe(true);
+    expect(r.body.result.structuredContent.messages[0].path).toBe('$.cart.line_items[0].quantity');
     const mismatch = await call('update_cart', { meta: meta(), id: 'cart_a', cart: { id: 'cart_b', line_items: [] } });
-    expect(mismatch.body.error.code).toBe(-32602);
-    expect(mismatch.body.error.data.messages[0].path).toBe('$.cart.id');
+    expect(mismatch.body.result.isError).toBe(true);
+    expect(mismatch.body.result.structuredContent.messages[0].path).toBe('$.cart.id');
   });
 });
 
@@ -314,20 +320,20 @@ describe('errors, access and the per-shop switch', () => {
     expect(unknown.body.error.code).toBe(-32601);
   });
 
-  it('malformed tools/call params → -32602 saying what to send, never -32603', async () => {
-    const cases: Array<[unknown, RegExp, string]> = [
-      [{ name: 'search_catalog', arguments: null }, /params\.arguments" as an object.*got null/, '$.params.arguments'],
-      [{ name: 'search_catalog', arguments: [1, 2] }, /params\.arguments" as an object.*got an array/, '$.params.arguments'],
-      [{ name: 'search_catalog', arguments: 'query=tee' }, /got the string "query=tee"/, '$.params.arguments'],
-      [{ arguments: { meta: meta() } }, /params\.name", the tool to call \(one of: .*search_catalog/, '$.params.name'],
-      [{ name: 7, arguments: {} }, /params\.name".*got a number/, '$.params.name'],
-      [[1, 2], /"params" as an object, got an array/, '$.params'],
+  it('malformed tools/call params → -32602 saying what to send, never -32603 with a validation dump', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ name: 'search_catalog', arguments: null }, /params\.arguments must be an object, not null/],
+      [{ name: 'search_catalog', arguments: [1, 2] }, /params\.arguments must be an object, not an array/],
+      [{ name: 'search_catalog', arguments: 'query=tee' }, /params\.arguments must be an object, not string/],
+      [{ arguments: { meta: meta() } }, /params\.name must be a tool name/],
+      [{ name: 7, arguments: {} }, /params\.name must be a tool name/],
+      [[1, 2], /params must be an object/],
     ];
-    for (const [params, message, path] of cases) {
+    for (const [params, message] of cases) {
       const r = await rpc('tools/call', params);
       expect(r.body.error?.code, JSON.stringify(params)).toBe(-32602);
       expect(r.body.error.message).toMatch(message);
-      expect(r.body.error.data.messages[0].path).toBe(path);
+      expect(r.body.error.message).toContain('tools/call takes params {"name"');
       expect(JSON.stringify(r.body)).not.toMatch(/invalid_union|ZodError|"expected"/);
     }
   });

@@ -11,9 +11,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../src/wire/cart.ts';
-import type { Shop, StoredDiscount } from './types.ts';
+import type { Shop, StoredDiscount, StoredProduct } from './types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
-import { loadVariants } from './catalog.ts';
+import { loadProducts, loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
 import { convert, formatMoney } from './money.ts';
 import { variantTitle } from './products.ts';
@@ -103,6 +103,9 @@ interface BuiltLines {
  */
 async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_items'], locale: Locale): Promise<BuiltLines> {
   const found = await loadVariants(db, shop, input.map((l) => l.item.id));
+  // Only on the failure path: an id that is no variant may be a product's, and then we name its variants.
+  const unknown = input.map((l) => l.item.id).filter((id) => !found.has(id));
+  const products = unknown.length ? await loadProducts(db, shop, unknown) : new Map<string, StoredProduct>();
   const issues: CartIssue[] = [];
   const o = { locale, origin: '', defaultLanguage: shop.settings.default_language };
   const say = wordsFor(locale.language);
@@ -112,7 +115,9 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
     const path = `$.line_items[${i}]`;
     const hit = found.get(line.item.id);
     if (!hit) {
-      issues.push({ path: `${path}.item.id`, code: 'not_found', content: say('variant_unknown', line.item.id), severity: 'recoverable' });
+      const product = products.get(line.item.id);
+      const content = product ? say('product_not_variant', product.id, product.variants.map((v) => v.id).join(', ')) : say('variant_unknown', line.item.id);
+      issues.push({ path: `${path}.item.id`, code: 'not_found', content, severity: 'recoverable' });
       return;
     }
     const { product, variant } = hit;

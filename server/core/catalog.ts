@@ -312,7 +312,7 @@ function optionAvailability(p: StoredProduct, chosen: StoredVariant, product: Pr
 
 /** Variants by id for pricing carts: id -> its product and stored variant. Scoped to the shop. */
 /** Product documents by id, from this process's cache when it has them (server/core/product-cache.ts). */
-async function loadProducts(db: DB, shop: Shop, ids: string[]): Promise<Map<string, StoredProduct>> {
+export async function loadProducts(db: DB, shop: Shop, ids: string[]): Promise<Map<string, StoredProduct>> {
   const { hits: out, missing, store } = cachedProducts(db, shop.id, ids);
   if (!missing.length) return out;
   const rows = await db.selectFrom('products').select(['id', docText]).where('shop_id', '=', shop.id).where('id', 'in', missing).execute();

@@ -3,8 +3,9 @@
  * DIGEST §1.1 "Fetching the platform profile":
  *
  * - https only (`invalid_profile_url`); loopback `http:` (localhost, *.localhost, 127.0.0.0/8, ::1)
- *   only with `allowInsecureLoopback` (config `allowInsecureProfileUrls`, env
- *   UCP_ALLOW_INSECURE_PROFILE_URLS=1, never in production). No credentials in the URL.
+ *   only with `allowInsecureLoopback` (config `allowInsecureProfileUrls`: on in development unless
+ *   UCP_ALLOW_INSECURE_PROFILE_URLS=0, never in production). No credentials in the URL. Each
+ *   refusal says why; the transports add what to name instead (authenticate.ts `profileAdvice`).
  * - No redirects (`redirect: 'manual'`; a 3xx is `profile_unreachable`), a connect timeout (no
  *   response headers within `connectTimeoutMs`) and a response timeout (whole body within
  *   `responseTimeoutMs`), a body cap (`maxBytes`). Timeouts, network errors and non-2xx →
@@ -19,6 +20,7 @@
  * `fetch` is injectable (tests serve profiles from memory or over a loopback TLS server).
  */
 import { publicFetch } from '../http/public-fetch.ts';
+import { localFetch } from '../http/local-fetch.ts';
 import * as z from 'zod/mini';
 import { PlatformProfile } from '../../src/wire/platform-profile.ts';
 
@@ -84,8 +86,15 @@ export function checkProfileUrl(raw: unknown, allowInsecureLoopback: boolean): U
   } catch {
     throw new ProfileError('invalid_profile_url', `The platform profile '${raw.slice(0, 200)}' is not a URL.`);
   }
-  const insecureOk = allowInsecureLoopback && url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  if (url.protocol !== 'https:' && !insecureOk) throw new ProfileError('invalid_profile_url', 'The platform profile must be an https URL.');
+  if (url.protocol !== 'https:') {
+    const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+    if (!loopbackHttp) {
+      throw new ProfileError('invalid_profile_url', `The platform profile ${url.href.slice(0, 200)} must be an https URL (plain http only for loopback hosts, localhost, *.localhost, 127.0.0.1 or ::1, in development).`);
+    }
+    if (!allowInsecureLoopback) {
+      throw new ProfileError('invalid_profile_url', `The platform profile ${url.href.slice(0, 200)} must be an https URL: plain http on a loopback host is accepted only in development (not with NODE_ENV=production, not with UCP_ALLOW_INSECURE_PROFILE_URLS=0).`);
+    }
+  }
   if (url.username || url.password) throw new ProfileError('invalid_profile_url', 'The platform profile URL must not carry credentials.');
   url.hash = '';
   return url;
@@ -253,7 +262,8 @@ export function platformProfiles(allowInsecureLoopback: boolean, mode: 'developm
   if (!p) {
     // In production, profile URLs (chosen by whoever sends a request) reach public addresses only:
     // never the shop's own network or a cloud metadata service (server/http/public-fetch.ts).
-    p = new PlatformProfiles({ ...(mode === 'production' ? { fetch: publicFetch } : {}), ...overrides, allowInsecureLoopback });
+    // In development, `*.localhost` names resolve to loopback (the demo agent's profile lives there).
+    p = new PlatformProfiles({ fetch: mode === 'production' ? publicFetch : localFetch, ...overrides, allowInsecureLoopback });
     shared.set(key, p);
   }
   return p;

@@ -155,6 +155,8 @@ function inputSchemas(mode: Mode) {
   };
 }
 const SCHEMAS = { development: inputSchemas('development'), production: inputSchemas('production') };
+/** The request bodies as published (the OpenAPI document of the merchant API: server/openapi/merchant.ts). */
+export const WEBHOOK_BODIES = SCHEMAS.production;
 
 /**
  * Registers an endpoint: `{ url, events?, public_origin? }`. The first endpoint enables order

@@ -26,7 +26,7 @@ import { checkStorefrontToken, isStorefrontToken } from '../core/storefront-toke
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/negotiation.ts';
 import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/platform-profiles.ts';
 import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatures.ts';
-import { CAPABILITIES } from '../ucp/profile.ts';
+import { CAPABILITIES, demoAgentProfileUrl } from '../ucp/profile.ts';
 import { operationClass, spendTransportBudget, type BudgetClient } from './transport-limits.ts';
 
 /** Seconds a signature's `created` may differ from our clock. */
@@ -126,6 +126,16 @@ export function allowInsecureProfiles(config: Config): boolean {
   return config.allowInsecureProfileUrls === true && config.mode !== 'production';
 }
 
+/**
+ * What to name instead, appended to every refusal of a profile URL (docs/access.md "Zero setup"):
+ * in development the demo agent's profile on this server, in production a published https profile.
+ */
+export function profileAdvice(config: Config, origin: string): string {
+  if (config.mode === 'production') return "Name your platform's published UCP profile: an https URL on a public address.";
+  if (allowInsecureProfiles(config)) return `While developing, name the demo agent's profile: ${demoAgentProfileUrl(origin)}.`;
+  return `Loopback http profiles are off here (UCP_ALLOW_INSECURE_PROFILE_URLS=0): unset that setting to name the demo agent's profile ${demoAgentProfileUrl(origin)}, or serve your profile over https.`;
+}
+
 function realm(origin: string): string {
   return `Bearer realm="${origin.replace(/["\\]/g, '')}"`;
 }
@@ -179,7 +189,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
     try {
       profileUrl = profiles.checkUrl(input.profileUrl).href;
     } catch (e) {
-      if (e instanceof ProfileError) throw new AccessDenied(e.code, e.message, 400);
+      if (e instanceof ProfileError) throw new AccessDenied(e.code, `${e.message} ${profileAdvice(config, origin)}`, 400);
       throw e;
     }
   }
@@ -237,7 +247,10 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   try {
     resolved = await profiles.get(profileUrl);
   } catch (e) {
-    if (e instanceof ProfileError) throw new AccessDenied(e.code, e.message, e.code === 'profile_unreachable' ? 424 : e.code === 'profile_malformed' ? 422 : 400);
+    if (e instanceof ProfileError) {
+      const advice = config.mode === 'production' ? '' : ` ${profileAdvice(config, origin)}`;
+      throw new AccessDenied(e.code, `${e.message}${advice}`, e.code === 'profile_unreachable' ? 424 : e.code === 'profile_malformed' ? 422 : 400);
+    }
     throw e;
   }
   let version: string;

@@ -3,7 +3,7 @@
  * transport-neutral `authenticate` in server/http/authenticate.ts.
  *
  * - The platform profile is `arguments.meta["ucp-agent"].profile` (required on every tools/call;
- *   missing or not https → -32001 `invalid_profile_url`).
+ *   missing or refused → -32001 `invalid_profile_url`, saying what to name instead).
  * - A channel API key (`Authorization: Bearer` / `X-API-Key`) → token tier; RFC 9421 signature
  *   headers over the HTTP POST (`@method @authority @path`, `content-digest content-type`, and
  *   `ucp-agent` / `idempotency-key` when those headers are sent) → signed tier; nothing → anonymous.
@@ -38,7 +38,7 @@ export type McpAccess =
 
 export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unknown): Promise<McpAccess> {
   if (!isOperation(tool)) return { kind: 'none' };
-  const meta = readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: allowInsecureProfiles(ctx.config) });
+  const meta = readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: allowInsecureProfiles(ctx.config), advice: ctx.profileAdvice });
   const url = new URL(ctx.url);
   try {
     const access = await authenticate({

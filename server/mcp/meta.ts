@@ -3,12 +3,15 @@
  *
  * - `meta["ucp-agent"].profile` (required on every tool call): the calling platform's profile URL.
  *   Missing or malformed → JSON-RPC -32001 with `data.code = "invalid_profile_url"`, HTTP 400
- *   (DIGEST §1.2). https only; plain http is accepted for loopback hosts in development mode, the
- *   same allowance the REST `UCP-Agent` parse makes for local platforms.
- * - `meta["idempotency-key"]`: required by `cancel_cart`, honoured by `create_cart`/`update_cart`.
+ *   (DIGEST §1.2), with what to name instead. The URL rules are REST's (core/platform-profiles.ts):
+ *   https, or plain http on a loopback host in development.
+ * - `meta["idempotency-key"]`: required by `cancel_cart`, honoured by `create_cart`/`update_cart`;
+ *   missing or malformed → InvalidRequest (an `isError` tool result).
  */
 import * as z from 'zod/mini';
 import { McpProtocolError, RPC } from './errors.ts';
+import { InvalidRequest } from '../core/errors.ts';
+import { checkProfileUrl, ProfileError } from '../core/platform-profiles.ts';
 
 /** Published (JSON Schema) shape of `meta`; extra keys are allowed, as in the OpenRPC. */
 export const CallMeta = z.looseObject({
@@ -32,54 +35,58 @@ export interface CallMetaValues {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function invalidProfile(content: string): McpProtocolError {
-  return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content });
+export interface MetaOptions {
+  requireIdempotencyKey: boolean;
+  /** Accept `http://` profiles on loopback hosts (development; config allowInsecureProfileUrls). */
+  allowLoopbackHttp: boolean;
+  /** What to name instead, appended to each refusal (authenticate.ts `profileAdvice`). */
+  advice?: string;
 }
 
-const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\]|[a-z0-9-]+\.localhost)$/i;
+const SHAPE = 'Send arguments.meta = {"ucp-agent": {"profile": "<URL of your platform profile>"}}.';
 
-export function checkProfileUrl(profile: unknown, allowLoopbackHttp: boolean): string {
+function invalidProfile(content: string, advice?: string): McpProtocolError {
+  return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content: advice ? `${content} ${advice}` : content });
+}
+
+/** The profile URL, normalized, or the -32001 refusal (same rules as REST `UCP-Agent`: core/platform-profiles.ts). */
+export function checkMetaProfile(profile: unknown, opts: Pick<MetaOptions, 'allowLoopbackHttp' | 'advice'>): string {
   if (typeof profile !== 'string' || profile.trim() === '') {
-    throw invalidProfile('Every call needs arguments.meta["ucp-agent"].profile: the URL of the calling platform\'s UCP profile, e.g. https://platform.example/.well-known/ucp.');
+    throw invalidProfile(`arguments.meta["ucp-agent"].profile is missing: every UCP tool call names the calling platform's profile URL. ${SHAPE}`, opts.advice);
   }
-  let url: URL;
   try {
-    url = new URL(profile);
-  } catch {
-    throw invalidProfile(`meta["ucp-agent"].profile '${profile.slice(0, 200)}' is not a URL.`);
+    return checkProfileUrl(profile, opts.allowLoopbackHttp).href;
+  } catch (e) {
+    if (e instanceof ProfileError) throw invalidProfile(`arguments.meta["ucp-agent"].profile: ${e.message}`, opts.advice);
+    throw e;
   }
-  const httpOk = allowLoopbackHttp && url.protocol === 'http:' && LOOPBACK.test(url.hostname);
-  if (url.protocol !== 'https:' && !httpOk) throw invalidProfile('meta["ucp-agent"].profile must be an https URL.');
-  if (url.username || url.password) throw invalidProfile('meta["ucp-agent"].profile must not carry credentials.');
-  return url.href;
 }
 
-/** Reads and checks `arguments.meta`; throws the protocol error for anything missing or malformed. */
-export function readCallMeta(args: unknown, opts: { requireIdempotencyKey: boolean; allowLoopbackHttp: boolean }): CallMetaValues {
+/**
+ * Reads and checks `arguments.meta`. A missing or refused profile is the UCP discovery error (-32001);
+ * a bad idempotency key is an input mistake (InvalidRequest: the tool's isError result, docs/mcp.md).
+ */
+export function readCallMeta(args: unknown, opts: MetaOptions): CallMetaValues {
   const meta = isObject(args) ? args.meta : undefined;
-  if (meta === undefined) throw invalidProfile('Missing arguments.meta: every UCP tool call carries meta["ucp-agent"].profile (the calling platform\'s profile URL).');
-  if (!isObject(meta)) throw invalidProfile('arguments.meta must be an object carrying "ucp-agent": {"profile": "<url>"}.');
+  if (meta === undefined) throw invalidProfile(`arguments.meta is missing: every UCP tool call names the calling platform's profile. ${SHAPE}`, opts.advice);
+  if (!isObject(meta)) throw invalidProfile(`arguments.meta must be an object. ${SHAPE}`, opts.advice);
   const agent = meta['ucp-agent'];
-  if (!isObject(agent)) throw invalidProfile('arguments.meta["ucp-agent"] must be an object with a `profile` URL.');
-  const profile = checkProfileUrl(agent.profile, opts.allowLoopbackHttp);
+  if (!isObject(agent)) throw invalidProfile(`arguments.meta["ucp-agent"] must be an object with a \`profile\` URL. ${SHAPE}`, opts.advice);
+  const profile = checkMetaProfile(agent.profile, opts);
 
   const key = meta['idempotency-key'];
   if (key === undefined) {
     if (opts.requireIdempotencyKey) {
-      throw new McpProtocolError(RPC.invalidParams, 400, {
-        code: 'idempotency_key_required',
-        content: 'This tool requires arguments.meta["idempotency-key"] (a UUID; reuse it only to retry the same call).',
-        path: '$.meta[\'idempotency-key\']',
-      });
+      throw new InvalidRequest('idempotency_key_required', 'This tool requires arguments.meta["idempotency-key"]: send a fresh UUID, and the same one only to retry this same call.', [
+        { path: "$.meta['idempotency-key']", code: 'idempotency_key_required', content: 'Required: a UUID (e.g. from crypto.randomUUID()).' },
+      ]);
     }
     return { profile };
   }
   if (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new McpProtocolError(RPC.invalidParams, 400, {
-      code: 'invalid_idempotency_key',
-      content: 'arguments.meta["idempotency-key"] must be a non-empty printable string of at most 255 characters (a UUID v4 is recommended).',
-      path: '$.meta[\'idempotency-key\']',
-    });
+    throw new InvalidRequest('invalid_idempotency_key', 'arguments.meta["idempotency-key"] must be a non-empty printable ASCII string of at most 255 characters: send a UUID.', [
+      { path: "$.meta['idempotency-key']", code: 'invalid_idempotency_key', content: '1-255 visible ASCII characters; a UUID v4 is recommended.' },
+    ]);
   }
   return { profile, idempotencyKey: key };
 }

@@ -10,7 +10,8 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
-import { allowInsecureProfiles } from '../http/authenticate.ts';
+import { allowInsecureProfiles, profileAdvice } from '../http/authenticate.ts';
+import { sandboxFault } from '../http/sandbox-fault.ts';
 
 export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   const shop = c.get('shop');
@@ -27,13 +28,15 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
     '*',
     cors({
       origin: '*',
-      allowHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
+      allowHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'UCP-Sandbox-Fault'],
       allowMethods: ['POST', 'OPTIONS'],
-      exposeHeaders: ['Retry-After', 'WWW-Authenticate'],
+      exposeHeaders: ['Retry-After', 'WWW-Authenticate', 'UCP-Sandbox-Fault-Ignored'],
       maxAge: 600,
     }),
   );
   app.use('*', bodyLimit({ maxSize: opts.maxBodyBytes, onError: () => mcpTooLarge(opts.maxBodyBytes) }));
+  const fault = sandboxFault('mcp');
+  app.use('/', async (c, next) => (c.req.method === 'POST' ? fault(c, next) : next()));
   app.post('/', async (c) => {
     const shop = c.get('shop')!;
     const config = c.get('config');
@@ -44,6 +47,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       origin: c.get('origin'),
       acceptLanguage: c.req.header('accept-language'),
       allowLoopbackHttp: allowInsecureProfiles(config),
+      profileAdvice: profileAdvice(config, c.get('origin')),
       header: (name) => c.req.header(name),
       config,
       headers: c.req.raw.headers,

@@ -19,12 +19,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { API_VERSION } from '../version.ts';
 import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
-import { callTool, TOOLS, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
+import { callTool, inputSchemaOf, invalidParams, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
+import { inputErrorResult } from './input-errors.ts';
+import { InvalidRequest, RequestTooLarge } from '../core/errors.ts';
+import { PACKAGE_VERSION } from '../version.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -44,7 +46,8 @@ interface CallState {
 
 const INSTRUCTIONS =
   'Universal Commerce Protocol (UCP 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
-  'arguments.meta["ucp-agent"].profile = the https URL of your platform profile. Find products with search_catalog ' +
+  'arguments.meta["ucp-agent"].profile = the URL of your platform profile (https; on a development server the demo agent\'s ' +
+  'profile http://agent.localhost:<port>/.well-known/ucp works). Find products with search_catalog ' +
   '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
   'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
 
@@ -63,7 +66,7 @@ function stateOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Cal
 }
 
 function buildServer(): Server {
-  const server = new Server({ name: 'ucp-storefront', version: API_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: 'ucp-storefront', version: PACKAGE_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => TOOLS_LIST_RESULT as never);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = stateOf(extra as never);
@@ -74,6 +77,9 @@ function buildServer(): Server {
       const ctx: ToolContext = auth.kind === 'ok' ? { ...state.ctx, negotiated: auth.access.negotiated } : state.ctx;
       return await callTool(ctx, request.params.name, request.params.arguments);
     } catch (e) {
+      // UCP's -32602 for an oversized batch; any other input mistake is a result the model reads (docs/mcp.md).
+      if (e instanceof RequestTooLarge) throw record(state, invalidParams(e));
+      if (e instanceof InvalidRequest) return inputErrorResult(e, request.params.arguments, inputSchemaOf(request.params.name));
       if (e instanceof McpProtocolError) throw record(state, e);
       if (isUnavailable(e)) {
         throw record(state, new McpProtocolError(RPC.server, 503, { code: 'service_unavailable', content: 'The store is temporarily unavailable; retry shortly.', retry_after: 2 }));
@@ -112,6 +118,23 @@ function envelopeProblem(m: unknown): string | undefined {
 }
 
 /**
+ * Why a `tools/call` request's params cannot reach a tool (JSON-RPC -32602, docs/mcp.md), or
+ * undefined. Checked before the SDK, whose own schema failure would be an internal error with a
+ * validation dump.
+ */
+function callParamsProblem(m: Message): string | undefined {
+  const params = m.params;
+  const shape = 'tools/call takes params {"name": "<tool name>", "arguments": {…}}; tools/list names the tools.';
+  if (!isObject(params)) return `params must be an object. ${shape}`;
+  if (typeof params.name !== 'string' || params.name === '') return `params.name must be a tool name (a non-empty string). ${shape}`;
+  if (params.arguments !== undefined && !isObject(params.arguments)) {
+    return `params.arguments must be an object, not ${params.arguments === null ? 'null' : Array.isArray(params.arguments) ? 'an array' : typeof params.arguments}. ${shape}`;
+  }
+  if (params._meta !== undefined && !isObject(params._meta)) return `params._meta must be an object when present. ${shape}`;
+  return undefined;
+}
+
+/**
  * Checks `meta` on methods other than tools/call (the CLI sends it on tools/list): optional there,
  * but refused when present and malformed.
  */
@@ -119,30 +142,9 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
   const params = m.params;
   if (!isObject(params) || !('arguments' in params)) return;
   const args = params.arguments;
-  if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp });
+  if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp, advice: ctx.profileAdvice });
 }
 
-/** tools/call needs `params: {name: string, arguments?: object}`; anything else is -32602 naming what to send. */
-function checkCallParams(m: Message): void {
-  const params = m.params;
-  const problem = !isObject(params)
-    ? `tools/call needs "params" as an object, got ${kindOf(params)}.`
-    : typeof params.name !== 'string' || params.name === ''
-      ? `tools/call needs "params.name", the tool to call (one of: ${[...TOOLS.keys()].join(', ')}), got ${kindOf(params.name)}.`
-      : 'arguments' in params && params.arguments !== undefined && !isObject(params.arguments)
-        ? `tools/call needs "params.arguments" as an object (the tool's input, e.g. {"meta": {...}, "catalog": {...}}), got ${kindOf(params.arguments)}.`
-        : undefined;
-  if (problem) {
-    const path = !isObject(params) ? '$.params' : typeof params.name !== 'string' || params.name === '' ? '$.params.name' : '$.params.arguments';
-    throw new McpProtocolError(RPC.invalidParams, 400, {
-      code: 'invalid_request',
-      content: problem,
-      messages: [{ type: 'error', code: 'invalid_type', path, content: problem, severity: 'unrecoverable' }],
-    });
-  }
-}
-
-const kindOf = (v: unknown) => (v === undefined ? 'nothing' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 40))}` : `a ${typeof v}`);
 
 /** Handles one POST /mcp whose body has already been read (size-limited) as text. */
 export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequestContext): Promise<Response> {
@@ -169,12 +171,17 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
   // answer a malformed one as an internal error with its validation dump), meta on other methods.
   for (const m of messages as Message[]) {
     if (m.method === undefined) continue;
+    const id = validId(m.id) ? m.id : null;
+    if (m.method === 'tools/call') {
+      const problem = callParamsProblem(m);
+      if (problem) return jsonResponse(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
+      continue;
+    }
     try {
-      if (m.method === 'tools/call') checkCallParams(m);
-      else checkListMeta(m, ctx);
+      checkListMeta(m, ctx);
     } catch (e) {
+      if (e instanceof InvalidRequest) return jsonResponse(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${e.message}`, { code: e.code, content: e.message }));
       if (!(e instanceof McpProtocolError)) throw e;
-      const id = validId(m.id) ? m.id : null;
       return jsonResponse(batch ? 200 : e.httpStatus, rpcErrorBody(id, e.code, e.message, e.data));
     }
   }

@@ -12,13 +12,15 @@ import type { Shop } from '../core/types.ts';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
 import { getProductOp, lookupCatalogOp, searchCatalogOp } from '../ucp/catalog-operations.ts';
-import { InvalidRequest } from '../core/errors.ts';
+import { InvalidRequest, RequestTooLarge } from '../core/errors.ts';
 import { issueMessages } from '../http/errors.ts';
 import { MCP_SCHEMA_URL } from '../ucp/profile.ts';
 import { CART_NOTE, CATALOG_TEXT, CUSTOMIZATION_NOTE, jsonSchema } from '../ucp/tool-text.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from '../ucp/cart-operations.ts';
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
 import { McpProtocolError, RPC } from './errors.ts';
+import { unknownArguments } from './input-errors.ts';
+import { UCP_VERSION } from '../../src/wire/common.ts';
 
 export interface ToolContext {
   db: DB;
@@ -28,6 +30,8 @@ export interface ToolContext {
   acceptLanguage?: string;
   /** Accept `http://` profile URLs on loopback hosts (config allowInsecureProfileUrls; never in production). */
   allowLoopbackHttp: boolean;
+  /** What to name instead when a profile is refused (authenticate.ts `profileAdvice`). */
+  profileAdvice?: string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: ReadonlySet<string>;
 }
@@ -49,18 +53,27 @@ interface ToolDef {
 // ---------------------------------------------------------------------------------------------
 // Shared glue: catalog and cart operations come from server/ucp, as for REST.
 
-/** `$.x` → `$.catalog.x`: paths in -32602 data point into `arguments`. */
+/** `$.x` → `$.catalog.x`: paths in errors point into `arguments`. */
 function reroot(path: string, root: string): string {
   return path === '$' ? root : path.startsWith('$') ? root + path.slice(1) : path;
 }
 
-/** InvalidRequest (shape, limits, RequestTooLarge) → JSON-RPC -32602 with every bad path, HTTP 400. */
-export function invalidParams(err: InvalidRequest, root: string): McpProtocolError {
+/** The same InvalidRequest (or RequestTooLarge) with its paths and message rooted at `arguments`. */
+function rooted(err: InvalidRequest, root: string): InvalidRequest {
   const issues = err.issues.map((i) => ({ ...i, path: reroot(i.path, root) }));
-  return new McpProtocolError(RPC.invalidParams, 400, {
+  const message = err.message.replace(/\$(?=[.[\s)]|$)/g, root);
+  return err instanceof RequestTooLarge ? new RequestTooLarge(message, issues) : new InvalidRequest(err.code, message, issues);
+}
+
+/**
+ * RequestTooLarge → JSON-RPC -32602 (the UCP binding's code for an oversized batch) with every bad
+ * path. Answered with HTTP 200 like every -32602: a 4xx makes MCP clients report a transport failure.
+ */
+export function invalidParams(err: InvalidRequest): McpProtocolError {
+  return new McpProtocolError(RPC.invalidParams, 200, {
     code: err.code,
-    content: err.message.replace(/\$(?=[.[\s)]|$)/g, root),
-    ...(issues.length ? { messages: issueMessages(issues) } : {}),
+    content: err.message,
+    ...(err.issues.length ? { messages: issueMessages(err.issues) } : {}),
   });
 }
 
@@ -68,7 +81,7 @@ async function payload<T>(root: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof InvalidRequest) throw invalidParams(e, root);
+    if (e instanceof InvalidRequest) throw rooted(e, root);
     throw e;
   }
 }
@@ -99,11 +112,9 @@ export function cartResult(r: OperationResult): Body {
 function cartId(args: Record<string, unknown>): string {
   const id = args.id;
   if (typeof id !== 'string' || id.length === 0 || id.length > 256) {
-    throw new McpProtocolError(RPC.invalidParams, 400, {
-      code: 'invalid_request',
-      content: 'arguments.id must be the cart id (a non-empty string) returned by create_cart.',
-      messages: [{ type: 'error', code: 'invalid_type', path: '$.id', content: 'expected the cart id string', severity: 'unrecoverable' }],
-    });
+    throw new InvalidRequest('invalid_request', 'arguments.id must be the cart id (a non-empty string, cart_…) that create_cart returned.', [
+      { path: '$.id', code: 'invalid_type', content: 'Expected the cart id string returned by create_cart (cart_…).' },
+    ]);
   }
   return id;
 }
@@ -114,7 +125,7 @@ function cartId(args: Record<string, unknown>): string {
 const OUTCOME_NOTE = 'Business outcomes (not_found, out_of_stock, customization errors) are normal results with UCP `messages`, not errors.';
 
 const META_NOTE =
-  'Always pass `meta: {"ucp-agent": {"profile": "<https URL of your platform profile>"}}` in the arguments.';
+  'Always pass `meta: {"ucp-agent": {"profile": "<URL of your platform profile>"}}` in the arguments (https; on a development server, http://agent.localhost:<port>/.well-known/ucp).';
 
 const catalogArgs = (schema: z.ZodMiniType) => z.object({ meta: CallMeta, catalog: schema });
 
@@ -238,25 +249,36 @@ export const TOOLS_LIST_RESULT = Object.freeze({
   })),
 });
 
-/** Runs a tool: meta check, payload validation, the core call; returns the MCP result. */
+/** The published input schema of a tool (for explaining input mistakes). */
+export function inputSchemaOf(name: string): Record<string, unknown> | undefined {
+  return TOOLS_LIST_RESULT.tools.find((t) => t.name === name)?.inputSchema;
+}
+
+/**
+ * Runs a tool: meta check, arguments, payload validation, the core call; returns the MCP result.
+ * Unknown or renamed tools are -32602 errors; input mistakes throw InvalidRequest (paths rooted at
+ * `arguments`), which server.ts answers as an `isError` result (input-errors.ts).
+ */
 export async function callTool(ctx: ToolContext, name: string, rawArgs: unknown) {
   const def = TOOLS.get(name);
   if (!def) {
     const replacement = LEGACY_TOOLS[name];
     if (replacement) {
-      throw new McpProtocolError(RPC.invalidParams, 400, {
+      throw new McpProtocolError(RPC.invalidParams, 200, {
         code: 'tool_renamed',
-        content: `Tool '${name}' is no longer offered; use '${replacement}' (UCP ${'2026-04-08'} tool names).`,
+        content: `Tool '${name}' is no longer offered; use '${replacement}' (UCP ${UCP_VERSION} tool names).`,
         replacement,
       });
     }
-    throw new McpProtocolError(RPC.invalidParams, 400, {
+    throw new McpProtocolError(RPC.invalidParams, 200, {
       code: 'unknown_tool',
       content: `Unknown tool '${String(name).slice(0, 100)}'. Offered: ${DEFS.map((d) => d.name).join(', ')}.`,
     });
   }
-  const meta = readCallMeta(rawArgs, { requireIdempotencyKey: def.requireIdempotencyKey, allowLoopbackHttp: ctx.allowLoopbackHttp });
+  const meta = readCallMeta(rawArgs, { requireIdempotencyKey: def.requireIdempotencyKey, allowLoopbackHttp: ctx.allowLoopbackHttp, advice: ctx.profileAdvice });
   const args = rawArgs as Record<string, unknown>;
+  const unknown = unknownArguments(name, args, inputSchemaOf(name)!);
+  if (unknown) throw unknown;
   const body = await def.run(ctx, args, meta);
   return {
     content: [{ type: 'text' as const, text: JSON.stringify(body) }],

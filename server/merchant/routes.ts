@@ -23,6 +23,7 @@ import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } f
 import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { authenticateBearer } from '../oauth/routes.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
+import { merchantOpenApi } from '../openapi/merchant.ts';
 
 export const API_VERSION = '3.0';
 
@@ -164,6 +165,9 @@ export function merchantRoutes() {
   });
 
   const v = `/${API_VERSION}`;
+
+  // The OpenAPI 3.1 document of this API (public: no token; server/openapi/merchant.ts).
+  r.get(`${v}/openapi.json`, (c) => c.json(merchantOpenApi(c.get('origin'), c.req.param('merchantId') ?? '')));
 
   // Products: the very catalog the UCP transport searches (written through catalog-store).
   r.get(`${v}/products`, guard('products_read'), async (c) => {

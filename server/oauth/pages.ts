@@ -25,7 +25,7 @@ const STYLE = `
 
 export function layout(title: string, body: string, o: { wide?: boolean } = {}): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <meta name="referrer" content="no-referrer"><title>${esc(title)}</title><style>${STYLE}</style></head>
 <body><main${o.wide ? ' class="wide"' : ''}>${body}</main></body></html>`;
 }
@@ -114,6 +114,8 @@ export function adminPage(o: {
   signedInAs: string;
   csrf: string;
   apps: AdminApp[];
+  /** Apps listed without a Delete button (the seeded demo apps). */
+  keptApps?: readonly string[];
   form?: AppForm;
   errors?: string[];
 }): string {
@@ -123,7 +125,11 @@ export function adminPage(o: {
   const rows = o.apps.map(
     (a) => `<tr><td>${esc(a.name)}</td><td><code>${esc(a.id)}</code></td><td>${appType(a.confidential)}</td>
 <td>${a.redirectUris.map((u) => `<code>${esc(u)}</code>`).join('<br>')}</td><td>${esc(a.createdAt.toISOString().slice(0, 16).replace('T', ' '))} UTC</td>
-<td><form class="inline" method="post" action="${base}/apps/${esc(encodeURIComponent(a.id))}/delete">${csrf}<button type="submit" class="secondary" aria-label="Delete ${esc(a.name)}">Delete</button></form></td></tr>`,
+<td>${
+      o.keptApps?.includes(a.id)
+        ? 'seeded demo app'
+        : `<form class="inline" method="post" action="${base}/apps/${esc(encodeURIComponent(a.id))}/delete">${csrf}<button type="submit" class="secondary" aria-label="Delete ${esc(a.name)}">Delete</button></form>`
+    }</td></tr>`,
   );
   const radio = (value: AppForm['type'], label: string) =>
     `<input type="radio" id="type-${value}" name="type" value="${value}"${form.type === value ? ' checked' : ''}> <label for="type-${value}">${label}</label>`;

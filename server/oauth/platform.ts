@@ -14,6 +14,7 @@ import { FormTextError, oauthRoutes } from './routes.ts';
 import { adminRoutes } from './admin.ts';
 import { merchantRoutes } from '../merchant/routes.ts';
 import { devRoutes } from '../dev/routes.ts';
+import { platformHome } from './home.ts';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -36,6 +37,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.use('/admin', pageLimit);
   inner.use('/admin/*', pageLimit);
   inner.use('/merchants/*', bodyLimit({ maxSize: MERCHANT_MAX_BYTES, onError: (c) => c.json({ error: { code: 'request_too_large', message: `The body exceeds ${MERCHANT_MAX_BYTES} bytes.` } }, 413) }));
+  inner.get('/', platformHome);
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());

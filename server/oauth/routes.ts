@@ -47,7 +47,7 @@ export function merchantEndpoints(base: string, merchantId: string) {
 export function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 401 | 403 | 404 | 422 | 429 = 200) {
   c.header('Cache-Control', 'no-store');
   c.header('X-Frame-Options', 'DENY');
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'");
+  c.header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'");
   c.header('Referrer-Policy', 'no-referrer');
   return c.html(html, status);
 }

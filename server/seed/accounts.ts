@@ -18,15 +18,23 @@ export const DEMO_ACCOUNTS = {
   ],
 } as const;
 
+/** Who owns the demo apps (listed on their /admin page), and the apps kept whatever the admin page is asked. */
+export const DEMO_APP_OWNER = 'usr_demo_owner';
+export const DEMO_APP_IDS: readonly string[] = DEMO_ACCOUNTS.apps.map((a) => a.id);
+
 export async function seedAccounts(db: DB): Promise<void> {
   for (const u of DEMO_ACCOUNTS.users) {
     const shop = await db.selectFrom('shops').select('id').where('id', '=', u.merchantId).executeTakeFirst();
     const exists = await db.selectFrom('users').select('id').where('id', '=', u.id).executeTakeFirst();
     if (shop && !exists) await createUser(db, { ...u });
   }
+  // The demo apps belong to the demo owner, so /admin lists them (they cannot be deleted there: DEMO_APP_IDS).
+  const owner = await db.selectFrom('users').select('id').where('id', '=', DEMO_APP_OWNER).executeTakeFirst();
   for (const a of DEMO_ACCOUNTS.apps) {
-    const exists = await db.selectFrom('oauth_clients').select('id').where('id', '=', a.id).executeTakeFirst();
+    const exists = await db.selectFrom('oauth_clients').select(['id', 'owner_user_id']).where('id', '=', a.id).executeTakeFirst();
     if (!exists) await registerApp(db, { id: a.id, name: a.name, confidential: a.confidential, secret: a.secret, redirectUris: [...a.redirectUris] });
+    // Databases seeded before the demo apps had an owner get one too.
+    if (owner && !exists?.owner_user_id) await db.updateTable('oauth_clients').set({ owner_user_id: owner.id }).where('id', '=', a.id).execute();
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * Storefront routes mounted by server/app.ts: host.js delivery and its WebMCP tool list (`/ucp/*`,
  * protocol shops only), the cart page (`/cart/*`, protocol shops only), the demo pages, and the demo agent site on
- * `agent.localhost` (static files from public/agent/, a different origin on the same server).
+ * `agent.localhost` (static files from public/agent/, a different origin on the same server, and
+ * the demo agent's platform profile at `/.well-known/ucp`, the profile agent builders name while
+ * developing: docs/access.md "Zero setup").
  */
 import { fileURLToPath } from 'node:url';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -12,10 +14,12 @@ import { protocolError } from '../http/errors.ts';
 import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
+import { DEMO_AGENT_HOSTNAME, demoPlatformProfile } from '../ucp/profile.ts';
 import { webMcpRoutes } from './webmcp.ts';
 import { checkoutRoutes } from './checkout.ts';
 
-export const AGENT_HOSTNAME = 'agent.localhost';
+export const AGENT_HOSTNAME = DEMO_AGENT_HOSTNAME;
+const AGENT_PROFILE = JSON.stringify(demoPlatformProfile());
 /** public/ of this checkout or installed package (not of the working directory: `npx ucp-storefront start` runs anywhere). */
 export const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 
@@ -60,6 +64,10 @@ export function agentSite(): MiddlewareHandler<AppEnv> {
   const files = staticFiles(`${PUBLIC_DIR}agent`);
   return async (c, next) => {
     if (c.get('hostname') !== AGENT_HOSTNAME) return next();
+    if (c.req.path === '/.well-known/ucp') {
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return protocolError(c, 405, 'method_not_allowed', 'Use GET on this path.', {}, { Allow: 'GET' });
+      return c.body(AGENT_PROFILE, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
+    }
     const res = await files(c, async () => {});
     if (res) return res;
     if (c.res && c.finalized) return c.res;

@@ -86,6 +86,7 @@ export function page(c: Context<AppEnv>, shop: Shop, title: string, body: Raw, o
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${shop.name}</title>
 ${shop.protocolEnabled ? html`<meta name="ucp-storefront-token" content="${issueStorefrontToken(shop.id)}">` : ''}

@@ -74,3 +74,34 @@ export function businessProfile(shop: Shop, origin: string, signingKeys?: unknow
     ...(shop.settings.order_webhooks_enabled && signingKeys?.length ? { signing_keys: signingKeys } : {}),
   };
 }
+
+/**
+ * The demo agent (`agent.localhost`, server/storefront/index.ts) publishes a platform profile, so an
+ * agent builder has a profile URL to name on their first call (docs/access.md "Zero setup"). It is a
+ * valid 2026-04-08 `platform_profile` naming every capability and transport this server offers, so
+ * negotiation with it keeps everything.
+ */
+export const DEMO_AGENT_HOSTNAME = 'agent.localhost';
+
+/** `http://agent.localhost:PORT/.well-known/ucp` for the port (or `host:port` origin) a client reached us on. */
+export function demoAgentProfileUrl(originOrPort: string | number): string {
+  let port = String(originOrPort);
+  if (!/^\d+$/.test(port)) {
+    const u = new URL(port);
+    port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  }
+  const suffix = port === '80' ? '' : `:${port}`;
+  return `http://${DEMO_AGENT_HOSTNAME}${suffix}/.well-known/ucp`;
+}
+
+export function demoPlatformProfile() {
+  const binding = (transport: string, schema: string) => ({ version: UCP_VERSION, transport, spec: SPEC_URL, schema });
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: { 'dev.ucp.shopping': [binding('rest', REST_SCHEMA_URL), binding('mcp', MCP_SCHEMA_URL), binding('embedded', EMBEDDED_SCHEMA_URL)] },
+      capabilities: CAPABILITIES,
+      payment_handlers: {},
+    },
+  };
+}

@@ -11,6 +11,7 @@ import { getProductOp, lookupCatalogOp, searchCatalogOp, type CatalogContext, ty
 import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from './profile.ts';
 import { negotiatedOf, ucpAccess } from './access.ts';
+import { ucpOpenApi } from '../openapi/ucp.ts';
 
 export function ucpRestRoutes() {
   const app = new Hono<AppEnv>();
@@ -29,6 +30,9 @@ export function ucpRestRoutes() {
       status: 'ok',
     }),
   );
+
+  // This transport's OpenAPI 3.1 document, generated from the wire schemas (public; docs/ucp.md).
+  app.get('/openapi.json', (c) => c.json(ucpOpenApi(c.get('origin'))));
 
   // The catalog operations are shared with MCP (catalog-operations.ts); REST adds the HTTP parts.
   const catalog = (op: (ctx: CatalogContext, input: unknown) => Promise<CatalogResult>) => async (c: Context<AppEnv>) => {
@@ -50,5 +54,6 @@ export function ucpRestRoutes() {
 /** Registers 405 answers for the paths above (call after every feature mounted its routes). */
 export function restMethodFallbacks(app: Hono<AppEnv>) {
   app.all('/', methodNotAllowed('GET'));
+  app.all('/openapi.json', methodNotAllowed('GET'));
   for (const p of ['/catalog/search', '/catalog/lookup', '/catalog/product']) app.all(p, methodNotAllowed('POST'));
 }

@@ -5,6 +5,7 @@
  * tool definitions from these, so the two never describe the same argument differently.
  */
 import * as z from 'zod/mini';
+import { describeFields } from '../../src/wire/field-docs.ts';
 
 /** What each catalog tool does and takes (the `catalog` argument is the REST request body). */
 export const CATALOG_TEXT = {
@@ -34,8 +35,8 @@ export const CART_NOTE =
   'Discount codes go in `discounts: {codes: [...]}` (replaces prior codes; [] clears); rejected codes come back as warning messages. ' +
   '`context` ({language, currency, address_country, ...}) localizes titles and converts prices.';
 
-/** The input JSON Schema of a wire schema (draft 2020-12 without `$schema`), as MCP `tools/list` carries it. */
+/** The input JSON Schema of a wire schema (draft 2020-12 without `$schema`), as MCP `tools/list` carries it, every field described (src/wire/field-docs.ts). */
 export function jsonSchema(schema: z.ZodMiniType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+  return describeFields(rest);
 }

@@ -1,0 +1,71 @@
+/**
+ * A complete agent flow against the sandbox, written to be copied by agent builders (docs/access.md
+ * "Zero setup" and "Sandbox faults"): discover the shop, search, read a variant's customization
+ * definitions, create a cart with customizations while the server injects a 503 that the agent
+ * retries (honouring Retry-After, same Idempotency-Key), then hand the buyer off to `continue_url`
+ * in a browser. The server is the one `npm start` runs, with no settings.
+ *
+ * Node does not resolve `*.localhost` (browsers do), so this file teaches Node that first; against
+ * a real shop on a real domain that line is not needed.
+ */
+import '../test/support/localhost-dns.mjs';
+import { randomUUID } from 'node:crypto';
+import { expect, test } from '@playwright/test';
+
+/** The profile `npm start` prints as "agent profile": the demo agent's, on the same server. */
+const agentProfile = (shop: string) => `${shop.replace('//demo.', '//agent.')}/.well-known/ucp`;
+
+/** POST/GET with UCP-Agent; 429/503 are retried after Retry-After (at most 3 tries). */
+async function ucp(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; faultFirst?: string }, profile: string) {
+  for (let attempt = 1; ; attempt++) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'ucp-agent': `profile="${profile}"`, ...init.headers };
+    // The sandbox fault on the first try only: that is the failure the retry must survive.
+    if (init.faultFirst && attempt === 1) headers['ucp-sandbox-fault'] = init.faultFirst;
+    const res = await fetch(url, { method: init.method ?? 'POST', headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+    if ((res.status === 429 || res.status === 503) && attempt < 3) {
+      const wait = Number(res.headers.get('retry-after') ?? '1');
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      continue;
+    }
+    return { status: res.status, attempt, body: await res.json() };
+  }
+}
+
+test('an agent discovers, searches, builds a customized cart through an injected 503, and hands off', async ({ page, baseURL }) => {
+  const shop = baseURL!;
+  const profile = agentProfile(shop);
+
+  // 1. Discover: the REST endpoint from the business profile.
+  const discovery = await (await fetch(`${shop}/.well-known/ucp`)).json();
+  const rest = discovery.ucp.services['dev.ucp.shopping'].find((b: { transport: string }) => b.transport === 'rest').endpoint as string;
+  expect(rest).toBe(`${shop}/api/ucp`);
+
+  // 2. Search, and pick a variant that takes customizations.
+  const search = await ucp(`${rest}/catalog/search`, { body: { query: 'candle' } }, profile);
+  expect(search.status).toBe(200);
+  const variant = search.body.products.flatMap((p: { variants: unknown[] }) => p.variants).find((v: any) => v.metadata?.customizations?.length);
+  expect(variant, 'a customizable variant').toBeTruthy();
+
+  // 3. Fill each definition: a text gets a text, a select its first non-"none" option.
+  const customizations = variant.metadata.customizations.map((d: any) =>
+    d.type === 'text' ? { id: d.id, value: 'J.D.'.slice(0, d.max_length) } : { id: d.id, value: (d.options.find((o: any) => o.id !== 'none') ?? d.options[0]).id },
+  );
+
+  // 4. Create the cart; the first try meets a 503 from the sandbox and is retried with the same key.
+  const key = randomUUID();
+  const created = await ucp(`${rest}/carts`, { body: { line_items: [{ item: { id: variant.id }, quantity: 1, customizations }] }, headers: { 'idempotency-key': key }, faultFirst: '503' }, profile);
+  expect(created.attempt).toBe(2);
+  expect(created.status).toBe(201);
+  const cart = created.body;
+  expect(cart.line_items[0].customizations.map((c: { id: string }) => c.id)).toEqual(customizations.map((c: { id: string }) => c.id));
+  expect(cart.messages ?? []).not.toContainEqual(expect.objectContaining({ type: 'error' }));
+
+  // The retry did not make a second cart: the key replays the same one.
+  const replay = await ucp(`${rest}/carts`, { body: { line_items: [{ item: { id: variant.id }, quantity: 1, customizations }] }, headers: { 'idempotency-key': key } }, profile);
+  expect(replay.body.id).toBe(cart.id);
+
+  // 5. Hand off: the buyer continues at continue_url, where the same cart is shown.
+  expect(cart.continue_url).toBe(`${shop}/cart/${cart.id}`);
+  await page.goto(cart.continue_url);
+  await expect(page.getByText(cart.line_items[0].item.title).first()).toBeVisible();
+});
