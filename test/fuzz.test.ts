@@ -289,7 +289,7 @@ describe(`fuzz (${RUNS} cases per property)`, () => {
     await fc.assert(
       fc.asyncProperty(merchantCase, async (m) => {
         const query = m.query ? `?${Object.entries(m.query).map(([k, v]) => `${k}=${pct(String(v))}`).join('&')}` : '';
-        const path = `/merchants/shop_demo${m.route.path.replace('{id}', m.id)}${query}`;
+        const path = `/merchants/shop_demo${m.route.path.replace(/\{\w+\}/, m.id)}${query}`;
         const auth = m.auth === 'token' ? `Bearer ${merchantToken}` : m.auth === 'garbage' ? 'Bearer nope' : undefined;
         const hasBody = m.body !== undefined && m.route.method !== 'GET';
         const headers: Record<string, string> = { ...(auth ? { authorization: auth } : {}), ...(hasBody ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(m.body!)) } : {}) };

@@ -27,7 +27,7 @@ const product = (id: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const concrete = (path: string) => path.replace('{id}', 'x');
+const concrete = (path: string) => path.replace(/\{\w+\}/, 'x');
 
 describe('scope-by-route table', () => {
   it('every route: 401 without token, 404 for another merchant, 403 naming the scope without it', async () => {

@@ -50,8 +50,8 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   { method: 'GET', path: '/3.0/webhooks/deliveries', scope: 'settings_read' },
   { method: 'POST', path: '/3.0/webhooks/deliveries/{id}/redeliver', scope: 'settings_write' },
   // Inventory levels (docs/carts.md "Stock").
-  { method: 'GET', path: '/3.0/inventory/{id}', scope: 'inventories_read' },
-  { method: 'PUT', path: '/3.0/inventory/{id}', scope: 'inventories_write' },
+  { method: 'GET', path: '/3.0/inventory/{variantId}', scope: 'inventories_read' },
+  { method: 'PUT', path: '/3.0/inventory/{variantId}', scope: 'inventories_write' },
   // Channel API keys for agent platforms (docs/access.md).
   { method: 'GET', path: '/3.0/channel_keys', scope: 'sales_channel_read' },
   { method: 'POST', path: '/3.0/channel_keys', scope: 'sales_channel_write' },
