@@ -338,6 +338,15 @@ describe('errors, access and the per-shop switch', () => {
     }
   });
 
+  it('malformed params on initialize, ping and tools/list → -32602 naming the field, never -32603', async () => {
+    for (const [method, params] of [['initialize', undefined], ['initialize', { protocolVersion: 7 }], ['tools/list', { cursor: 5 }], ['ping', []]] as const) {
+      const r = await rpc(method, params);
+      expect(r.body.error?.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(r.body.error.message).toMatch(new RegExp(`^Invalid params: ${method.replace('/', '\\/')} params`));
+    }
+    expect((await rpc('ping')).body.result).toEqual({}); // a well-formed one still works
+  });
+
   it('a non-JSON content type is refused (415), not crashed on', async () => {
     const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { ...JSON_ONLY, 'content-type': 'text/plain' });
     expect(r.status).toBe(415);

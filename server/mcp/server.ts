@@ -18,7 +18,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
@@ -134,6 +134,21 @@ function callParamsProblem(m: Message): string | undefined {
   return undefined;
 }
 
+/** The SDK's own schemas of the other requests this server answers; the SDK would call a mismatch internal. */
+const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+};
+
+/** Why a request the SDK would refuse as internal has the wrong params (JSON-RPC -32602), or undefined. */
+function requestProblem(m: Message): string | undefined {
+  const r = REQUEST_SCHEMAS[m.method as string]?.safeParse(m);
+  if (!r || r.success) return undefined;
+  const issues = r.error!.issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`).join('; ');
+  return `${String(m.method)} ${issues} (see the MCP specification for its params, e.g. initialize takes {"protocolVersion", "capabilities", "clientInfo"}).`;
+}
+
 /**
  * Checks `meta` on methods other than tools/call (the CLI sends it on tools/list): optional there,
  * but refused when present and malformed.
@@ -167,16 +182,14 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
       return jsonResponse(400, rpcErrorBody(id, RPC.invalidRequest, `Invalid Request: ${problem}`, { code: 'invalid_request', content: problem }));
     }
   }
-  // Protocol checks that happen before the SDK: the shape of tools/call params (the SDK would
+  // Protocol checks that happen before the SDK: the shape of every request's params (the SDK would
   // answer a malformed one as an internal error with its validation dump), meta on other methods.
   for (const m of messages as Message[]) {
     if (m.method === undefined) continue;
     const id = validId(m.id) ? m.id : null;
-    if (m.method === 'tools/call') {
-      const problem = callParamsProblem(m);
-      if (problem) return jsonResponse(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
-      continue;
-    }
+    const problem = m.method === 'tools/call' ? callParamsProblem(m) : 'id' in m ? requestProblem(m) : undefined;
+    if (problem) return jsonResponse(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
+    if (m.method === 'tools/call') continue;
     try {
       checkListMeta(m, ctx);
     } catch (e) {
