@@ -5,6 +5,7 @@
  *   npm run bench                      # 10k and 100k products, 10 s per case
  *   BENCH_PRODUCTS=10000 BENCH_SECONDS=5 npm run bench
  *   BENCH_ONLY=limiter BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # the limiter's cost alone
+ *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *
  * Each server runs in its own process; autocannon drives it from this one.
  */
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { platformProfile } from '../test/support/platform.ts';
+import { benchDurable } from './durable.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -107,6 +109,10 @@ async function main() {
         rows.push(...(await limiterCost(dataDir)));
         continue;
       }
+      if (ONLY === 'durable') {
+        rows.push(...(await benchDurable(dataDir, seconds)));
+        continue;
+      }
       const port = await freePort();
       const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }, /listening/);
       const url = `http://127.0.0.1:${port}`;
@@ -139,7 +145,7 @@ async function main() {
       } finally {
         await stop(server);
       }
-      if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)));
+      if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)), ...(await benchDurable(dataDir, seconds)));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -15,6 +15,11 @@ if ! command -v chromium >/dev/null 2>&1; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
     || echo "warning: could not install chromium; browser tests will fail"
 fi
+# strace watches the embedded database's disk flushes from outside (test/durable-commit.test.ts).
+if ! command -v strace >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace) >/dev/null 2>&1 \
+    || echo "warning: could not install strace; the durable-commit test will fail"
+fi
 
 passed=0; failed=0; status=0
 

@@ -6,6 +6,13 @@ export interface Config {
   dataDir: string;
   /** A real PostgreSQL server; when set it replaces the embedded database. */
   databaseUrl?: string;
+  /**
+   * Embedded database on disk: acknowledge a write only once its WAL is on stable storage, batched
+   * by group commit (server/db/pglite-durable.mjs). On by default; UCP_DURABLE_COMMITS=off trades
+   * the last acknowledged commits on a power loss or OS crash for speed (like PostgreSQL's
+   * `synchronous_commit = off`; a killed process still loses nothing). Ignored with DATABASE_URL.
+   */
+  durableCommits?: boolean;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host only when the deployment sits behind a proxy we trust. */
   trustProxy: boolean;
   /** development seeds demo users/apps and accepts loopback http profile URLs; production never does. */
@@ -43,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '127.0.0.1',
     dataDir: env.DATA_DIR ?? '.data',
     databaseUrl: env.DATABASE_URL || undefined,
+    durableCommits: env.UCP_DURABLE_COMMITS !== 'off' && env.UCP_DURABLE_COMMITS !== '0',
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== '0' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== 'false',

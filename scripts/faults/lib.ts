@@ -37,14 +37,16 @@ export interface ServerProcess {
  * Starts `script` (default server/main.ts) under tsx and waits until it prints `listening`.
  * `env` is merged over this process's environment minus DATABASE_URL/DATA_DIR (pass them explicitly).
  */
-export async function spawnServer(opts: { env: Record<string, string>; script?: string; port?: number; timeoutMs?: number }): Promise<ServerProcess> {
+export async function spawnServer(opts: { env: Record<string, string>; script?: string; port?: number; timeoutMs?: number; wrap?: string[] }): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
   // The load generator is one client writing as fast as it can: per-client transport budgets
   // (docs/security.md) would answer most of it 429, so the harness turns them off.
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), UCP_RATE_LIMITS: 'off', ...opts.env };
   if (!opts.env.DATABASE_URL) delete env.DATABASE_URL;
   delete env.TEST_DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', opts.script ?? 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `wrap`: a command the server runs under (e.g. strace), given the node command line.
+  const argv = [...(opts.wrap ?? []), process.execPath, '--import', 'tsx', opts.script ?? 'server/main.ts'];
+  const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -23,6 +23,8 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for PGlite; `memory://` for a throwaway in-memory database (tests). */
   dataDir: string;
+  /** On disk: acknowledge commits once flushed to stable storage (default true; config.ts). */
+  durableCommits?: boolean;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   }
   let embedded: EmbeddedDatabase;
   try {
-    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`, release);
+    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`, { durable: opts.durableCommits !== false, onClose: release });
   } catch (e) {
     release();
     throw e;

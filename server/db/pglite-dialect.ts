@@ -54,10 +54,13 @@ export class EmbeddedDatabase {
     worker.on('exit', (code) => fail(`worker exited with code ${code}`));
   }
 
-  /** Starts the worker and opens `dataDir` (`memory://` for a throwaway database); `setup` runs once. */
-  static open(dataDir: string, setup: string, onClose?: () => void): Promise<EmbeddedDatabase> {
-    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup } });
-    const db = new EmbeddedDatabase(worker, onClose);
+  /**
+   * Starts the worker and opens `dataDir` (`memory://` for a throwaway database); `setup` runs once.
+   * `durable`: on disk, answer a write once its WAL is on stable storage (pglite-durable.mjs).
+   */
+  static open(dataDir: string, setup: string, opts: { durable?: boolean; onClose?: () => void } = {}): Promise<EmbeddedDatabase> {
+    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup, durable: opts.durable !== false } });
+    const db = new EmbeddedDatabase(worker, opts.onClose);
     return new Promise((resolve, reject) => {
       db.pending.set(0, {
         resolve: (r) => (r.error ? (void worker.terminate(), reject(db.toError(r.error))) : resolve(db)),
@@ -66,7 +69,7 @@ export class EmbeddedDatabase {
     });
   }
 
-  private send(message: { sql: string; params: readonly unknown[] } | { close: true }): Promise<Reply> {
+  private send(message: { sql: string; params: readonly unknown[] } | { close: true } | { stats: true }): Promise<Reply> {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -84,6 +87,13 @@ export class EmbeddedDatabase {
     const r = await this.send({ sql, params });
     if (r.error) throw this.toError(r.error);
     return { rows: (r.rows ?? []) as R[], affectedRows: r.affectedRows };
+  }
+
+  /** Counts of WAL writes and group-commit flushes since the database opened (0 in memory). */
+  async durabilityStats(): Promise<{ walWrites: number; walFlushes: number }> {
+    const r = await this.send({ stats: true });
+    const row = (r.rows?.[0] ?? {}) as { wal_writes?: number; wal_flushes?: number };
+    return { walWrites: row.wal_writes ?? 0, walFlushes: row.wal_flushes ?? 0 };
   }
 
   async close(): Promise<void> {
@@ -184,14 +194,20 @@ class PGliteDriver implements Driver {
   }
 
   private async finish(c: PGliteConnection, statement: 'commit' | 'rollback'): Promise<void> {
+    let ended: Promise<unknown>;
     try {
       const begun = c.begun;
       c.begun = undefined;
       if (begun) await begun; // an empty transaction
-      await c.executeQuery(CompiledQuery.raw(statement));
+      // The lock goes as soon as COMMIT is posted, not when it is answered: the worker runs messages
+      // in arrival order, so whatever is posted next runs after this transaction ended, and the
+      // answer (which waits for the group-commit flush, pglite-durable.mjs) no longer holds every
+      // other transaction behind one disk flush. A failed COMMIT ends the transaction too.
+      ended = this.db.query(statement, []);
     } finally {
       this.end(c);
     }
+    await ended;
   }
 
   private end(c: PGliteConnection): void {

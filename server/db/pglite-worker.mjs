@@ -10,12 +10,14 @@
  *
  * Protocol (server/db/pglite-dialect.ts is the other end, with the message types): the parent posts
  * `{ id, sql, params }`, the worker answers `{ id, rows, affectedRows }` or `{ id, error }`;
- * `{ id, close: true }` closes the database. Messages run one at a time, in the order they arrive:
+ * `{ id, close: true }` closes the database; `{ id, stats: true }` answers one row with the counts of
+ * WAL writes and group-commit flushes (tests and benchmarks). Messages run one at a time, in the order they arrive:
  * the parent may post several statements without waiting (see the dialect's lock).
  * The first message, id 0, says the database is open (or why it could not be).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
+import { DurableNodeFS, WalFlusher, durableStartParams } from './pglite-durable.mjs';
 
 /** A PostgreSQL error's fields (code, detail, constraint, ...): posting an Error object drops them. */
 function serialize(/** @type {unknown} */ e) {
@@ -27,24 +29,51 @@ function serialize(/** @type {unknown} */ e) {
 }
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-const { dataDir, setup } = /** @type {{ dataDir: string, setup: string }} */ (workerData);
+const { dataDir, setup, durable } = /** @type {{ dataDir: string, setup: string, durable: boolean }} */ (workerData);
 try {
   // bigint columns hold minor units and positions; they fit in a JS number.
-  const db = await PGlite.create(dataDir, { parsers: { [types.INT8]: (/** @type {string} */ v) => Number(v) } });
+  const parsers = { [types.INT8]: (/** @type {string} */ v) => Number(v) };
+  // On disk, a commit is acknowledged only once its WAL is on stable storage (pglite-durable.mjs);
+  // a throwaway in-memory database has nothing to flush.
+  const flusher = durable && !dataDir.startsWith('memory://') ? new WalFlusher() : undefined;
+  const db = flusher
+    ? await PGlite.create({ fs: new DurableNodeFS(dataDir, flusher), startParams: durableStartParams(PGlite.defaultStartParams), parsers })
+    : await PGlite.create(dataDir, { parsers });
   await db.exec(setup);
+  /** @param {number} id @param {unknown} error */
+  const fail = (id, error) => port.postMessage({ id, error: serialize(error) });
   /** @param {{ id: number, sql?: string, params?: unknown[], close?: boolean }} m */
   const handle = async (m) => {
     if (m.close) {
+      if (flusher) await new Promise((resolve) => flusher.afterFlush(resolve)); // answer what is waiting first
       await db.close().catch(() => {});
+      flusher?.close();
       port.postMessage({ id: m.id });
       return;
     }
+    if (m.stats) {
+      port.postMessage({ id: m.id, rows: [{ wal_writes: flusher?.writes ?? 0, wal_flushes: flusher?.flushes ?? 0 }], affectedRows: 0 });
+      return;
+    }
+    const walBefore = flusher?.writes ?? 0;
+    /** @type {{ id: number, rows?: unknown[], affectedRows?: number, error?: unknown }} */
+    let reply;
     try {
       const r = await db.query(/** @type {string} */ (m.sql), m.params, { rowMode: 'object' });
-      port.postMessage({ id: m.id, rows: r.rows, affectedRows: r.affectedRows });
+      reply = { id: m.id, rows: r.rows, affectedRows: r.affectedRows };
     } catch (e) {
-      port.postMessage({ id: m.id, error: serialize(e) });
+      reply = { id: m.id, error: serialize(e) };
     }
+    if (!flusher || flusher.writes === walBefore) {
+      port.postMessage(reply);
+      return;
+    }
+    // This statement wrote WAL (a commit): answer once that WAL is on disk. The queue moves on
+    // meanwhile, so the next commits join the next flush.
+    flusher.afterFlush((error) => {
+      if (!error) port.postMessage(reply);
+      else fail(m.id, Object.assign(new Error(`the commit could not be flushed to disk: ${error.message}`), { code: '58030' }));
+    });
   };
   // Strictly in arrival order: the parent pipelines statements and relies on that order.
   let queue = Promise.resolve();
