@@ -347,6 +347,28 @@ describe('errors, access and the per-shop switch', () => {
     expect((await rpc('ping')).body.result).toEqual({}); // a well-formed one still works
   });
 
+  it('Streamable HTTP rules: notifications alone are accepted with 202 and no body; one initialize per POST; an unsupported MCP-Protocol-Version is 400', async () => {
+    const note = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), JSON_ONLY);
+    expect(note.status).toBe(202);
+    expect(note.text).toBe('');
+    const init = { jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const two = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify([{ ...init, id: 1 }, { ...init, id: 2 }]), JSON_ONLY);
+    expect(two.status).toBe(400);
+    expect(two.body.error.code).toBe(-32600);
+    const old = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), { ...JSON_ONLY, 'mcp-protocol-version': '1999-01-01' });
+    expect(old.status).toBe(400);
+    expect(old.body.error.message).toMatch(/Unsupported protocol version: 1999-01-01/);
+    // A message that is both a request and a response is refused by the SDK's message schema, as its
+    // own transport did, never left waiting for an answer that cannot come (found by the fuzz).
+    const both = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', result: {} }), JSON_ONLY);
+    expect(both.status).toBe(400);
+    expect(both.body.error.code).toBe(-32700);
+    // A supported version, and a batch: answers in request order, in one JSON array.
+    const batch = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify([{ jsonrpc: '2.0', id: 'b', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'a', method: 'ping' }]), { ...JSON_ONLY, 'mcp-protocol-version': '2025-06-18' });
+    expect(batch.status).toBe(200);
+    expect(batch.body).toEqual([{ jsonrpc: '2.0', id: 'b', result: {} }, { jsonrpc: '2.0', id: 'a', result: {} }]);
+  });
+
   it('a non-JSON content type is refused (415), not crashed on', async () => {
     const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { ...JSON_ONLY, 'content-type': 'text/plain' });
     expect(r.status).toBe(415);

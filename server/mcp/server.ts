@@ -1,24 +1,26 @@
 /**
  * The MCP endpoint of a shop, on the official SDK: a low-level `Server` answering `tools/list` from
- * the prebuilt list and `tools/call` through server/mcp/tools.ts, over the Web-standard Streamable
- * HTTP transport in stateless JSON mode (`sessionIdGenerator: undefined`, `enableJsonResponse: true`).
+ * the prebuilt list and `tools/call` through server/mcp/tools.ts. Streamable HTTP in stateless JSON
+ * mode: no session, no SSE stream, every POST answered with JSON (exchange-transport.ts carries the
+ * messages between the HTTP request and the SDK's server).
  *
  * Two kinds of client are served by the same code path:
  * 1. MCP clients (the SDK's `Client`): initialize → notifications/initialized → tools/list/call.
  * 2. Plain JSON-RPC POSTs with no initialize, no session and `Accept: application/json` only, with
- *    `meta` inside `params.arguments` even on tools/list (what @shopify/ucp-cli sends). The SDK would
- *    answer those with 406, so the Accept header is widened before the transport sees it.
+ *    `meta` inside `params.arguments` even on tools/list (what @shopify/ucp-cli sends). The SDK's
+ *    HTTP transport would answer those with 406; ours serves them.
  *
  * Before the SDK runs, the body is parsed and the JSON-RPC envelope checked here so malformed input
  * gets -32700 / -32600 with HTTP 400 (never a crash), and `tools/list` meta is checked.
  *
- * The SDK transport is single-use in stateless mode, and a `Server` serves one transport at a time,
- * so each request takes a `Server` from a small pool of idle ones (handlers are request-independent:
- * the per-request context travels in `authInfo.extra`) and a fresh transport.
+ * A `Server` serves one POST at a time (request ids are only unique per client), so each POST takes a
+ * connected `Server` from a small pool of idle ones (handlers are request-independent: the
+ * per-request context travels in `authInfo.extra`).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ExchangeTransport } from './exchange-transport.ts';
 import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
@@ -91,9 +93,24 @@ function buildServer(): Server {
   return server;
 }
 
-// A few idle servers, reused: building one (and registering handlers) per request costs ~1 ms CPU.
-const idle: Server[] = [];
+/**
+ * A few idle servers, each connected for good to its own transport and reused: building one (and
+ * registering handlers) per request costs ~1 ms CPU, and connecting and closing one per request was
+ * most of the rest (exchange-transport.ts). One POST at a time per server.
+ */
+interface ConnectedServer {
+  server: Server;
+  transport: ExchangeTransport;
+}
+const idle: ConnectedServer[] = [];
 const POOL_MAX = 32;
+
+async function connectedServer(): Promise<ConnectedServer> {
+  const server = buildServer();
+  const transport = new ExchangeTransport();
+  await server.connect(transport);
+  return { server, transport };
+}
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
@@ -199,34 +216,42 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
     }
   }
 
-  // Widen Accept so JSON-only clients get JSON (we always answer JSON) instead of the SDK's 406.
-  const accept = req.headers.get('accept') ?? '';
-  let sdkReq = req;
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    const headers = new Headers(req.headers);
-    headers.set('accept', 'application/json, text/event-stream');
-    sdkReq = new Request(req.url, { method: 'POST', headers });
+  // What the SDK's HTTP transport checked, now that an in-process one carries the messages
+  // (exchange-transport.ts): a JSON body, a supported MCP-Protocol-Version after initialize, one
+  // initialize per POST. The Accept header is not checked: we always answer JSON, and JSON-only
+  // clients (the ucp CLI) must be served.
+  if (!isJsonContentType(req.headers.get('content-type'))) {
+    return jsonResponse(415, rpcErrorBody(null, RPC.server, 'Unsupported Media Type: Content-Type must be application/json'));
+  }
+  // The SDK's own message schema, as its transport applied it: the server classifies each message
+  // (request, notification, response) by the same schema, so every request gets its answer.
+  const rpcMessages: JSONRPCMessage[] = [];
+  for (const m of messages) {
+    const r = JSONRPCMessageSchema.safeParse(m);
+    if (!r.success) return jsonResponse(400, rpcErrorBody(null, RPC.parseError, 'Parse error: Invalid JSON-RPC message'));
+    rpcMessages.push(r.data);
+  }
+  const initialize = rpcMessages.some((m) => 'method' in m && m.method === 'initialize');
+  if (initialize && rpcMessages.length > 1) {
+    return jsonResponse(400, rpcErrorBody(null, RPC.invalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+  }
+  const version = req.headers.get('mcp-protocol-version');
+  if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonResponse(400, rpcErrorBody(null, RPC.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
   }
 
   const state: CallState = { ctx, headers: {} };
-  const server = idle.pop() ?? buildServer();
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  let res: Response;
+  const pair = idle.pop() ?? (await connectedServer());
+  let answers: JSONRPCMessage[];
   try {
-    await server.connect(transport);
-    res = await transport.handleRequest(sdkReq, {
-      parsedBody: parsed,
-      authInfo: { token: '', clientId: 'ucp-agent', scopes: [], extra: { state } },
-    });
+    answers = await pair.transport.exchange(rpcMessages, { authInfo: { token: '', clientId: 'ucp-agent', scopes: [], extra: { state } } });
   } finally {
-    await server.close().catch(() => {});
-    if (idle.length < POOL_MAX) idle.push(server);
+    if (idle.length < POOL_MAX) idle.push(pair);
   }
-  const status = !batch && state.httpStatus && res.status === 200 ? state.httpStatus : undefined;
-  if (status === undefined && Object.keys(state.headers).length === 0) return res;
-  const headers = new Headers(res.headers);
-  for (const [k, v] of Object.entries(state.headers)) headers.set(k, v);
-  return new Response(res.body, { status: status ?? res.status, headers });
+  // Only notifications and responses: accepted, nothing to answer (Streamable HTTP).
+  if (answers.length === 0) return new Response(null, { status: 202 });
+  const status = !batch && state.httpStatus ? state.httpStatus : 200;
+  return jsonResponse(status, batch ? answers : answers[0], state.headers);
 }
 
 /** Answer for GET/DELETE/other methods on /mcp: no SSE stream, no sessions (DIGEST §4). */
