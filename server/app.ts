@@ -4,7 +4,7 @@
  * the account service and the merchant API. Each feature mounts its own routes module here.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from './http/body-limit.ts';
 import { getRequestListener } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';

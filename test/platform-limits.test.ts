@@ -3,7 +3,9 @@
  * 413 in each area's own error format, nothing written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { MAX_BODY_BYTES } from '../server/app.ts';
 import { FORM_MAX_BYTES, MERCHANT_MAX_BYTES } from '../server/oauth/platform.ts';
 
 let s: TestServer;
@@ -73,3 +75,35 @@ describe('a refused body closes the connection', () => {
     }
   });
 });
+
+describe('the UCP body limit, with and without Content-Length', () => {
+  const post = (path: string, chunks: Buffer[], headers: Record<string, string | number>) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const r = httpRequest({ host: '127.0.0.1', port: s.port, method: 'POST', path, headers: { host: `demo.localhost:${s.port}`, 'content-type': 'application/json', ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      r.on('error', reject);
+      for (const c of chunks) r.write(c);
+      r.end();
+    });
+
+  it('a chunked body over the limit is 413 request_too_large; one under it is read', async () => {
+    // No Content-Length (Transfer-Encoding: chunked): the size is counted while reading.
+    const big = await post('/api/ucp/catalog/search', [Buffer.from('{"query":"'), Buffer.alloc(MAX_BODY_BYTES, 0x61), Buffer.from('"}')], { 'transfer-encoding': 'chunked' });
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body).code).toBe('request_too_large');
+    const small = await post('/api/ucp/catalog/search', [Buffer.from('{"query":'), Buffer.from('"mug"}')], { 'transfer-encoding': 'chunked' });
+    expect(small.status).toBe(200);
+  });
+
+  it('a Content-Length over the limit is 413 without reading; exactly the limit is read', async () => {
+    const over = await post('/api/ucp/catalog/search', [Buffer.alloc(16, 0x20)], { 'content-length': MAX_BODY_BYTES + 1 });
+    expect(over.status).toBe(413);
+    const body = Buffer.from(JSON.stringify({ query: 'mug' }).padEnd(MAX_BODY_BYTES, ' '));
+    const exact = await post('/api/ucp/catalog/search', [body], { 'content-length': body.length });
+    expect(exact.status).toBe(200);
+  });
+});
+

@@ -17,7 +17,7 @@
  */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from '../http/body-limit.ts';
 import { GraphQLError, execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';

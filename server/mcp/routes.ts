@@ -6,7 +6,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from '../http/body-limit.ts';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';

@@ -5,7 +5,7 @@
  * handler).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from '../http/body-limit.ts';
 import { errorPage } from './pages.ts';
 import type { AppEnv, AppVariables } from '../http/env.ts';
 import { renderError } from '../http/errors.ts';
