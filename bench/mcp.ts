@@ -2,7 +2,8 @@
  * MCP benchmarks against an already-running server (bench/run.ts starts it): `tools/list` and
  * `search_catalog` as plain JSON-RPC POSTs (the ucp-cli style: no initialize, no session,
  * Accept: application/json), beside REST catalog search with the same queries in the same run, so
- * the MCP/REST ratio is measured rather than inferred. Target: MCP search >= 50% of REST search.
+ * the MCP/REST ratio is measured rather than inferred; `create_cart` beside REST cart create the same
+ * way. Target (issue 17): MCP >= 85% of REST for both.
  *
  *   npx tsx bench/mcp.ts http://127.0.0.1:8080 [seconds]     # standalone, against `npm start`
  */
@@ -78,23 +79,47 @@ export async function benchMcp(opts: { url: string; host: string; durationSec: n
     body: (n) => JSON.stringify({ query: QUERIES[n % QUERIES.length] }),
     ok: (status) => status === 200,
   };
+  // Cart creates the same way: one line, durable, MCP create_cart vs REST POST /carts.
+  const LINE = [{ item: { id: 'var_tee_s_white' }, quantity: 2 }];
+  const mcpCreate: Case = {
+    name: 'mcp tools/call create_cart',
+    path: '/mcp',
+    headers: JSON_RPC,
+    body: (n) => JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'create_cart', arguments: { meta: META, cart: { line_items: LINE } } } }),
+    ok: rpcOk,
+  };
+  const restCreate: Case = {
+    name: 'rest cart create (same line, for the MCP ratio)',
+    path: '/api/ucp/carts',
+    headers: {},
+    body: () => JSON.stringify({ line_items: LINE }),
+    ok: (status) => status === 201,
+  };
   const rounds = Math.max(1, Math.min(3, Math.floor(opts.durationSec / 2)));
   const each = { ...opts, durationSec: Math.max(1, Math.round(opts.durationSec / rounds)) };
-  const m: BenchRow[] = [];
-  const r: BenchRow[] = [];
-  for (let k = 0; k < rounds; k++) {
-    m.push(await run(each, mcpSearch));
-    r.push(await run(each, restSearch));
-  }
   const merge = (name: string, xs: BenchRow[]): BenchRow => ({
     name,
     rps: Math.round(xs.reduce((a, x) => a + x.rps, 0) / xs.length),
     p99: Math.max(...xs.map((x) => x.p99)),
   });
-  rows.push(merge(mcpSearch.name, m), merge(restSearch.name, r));
-  const mcp = rows[1].rps;
-  const rest = rows[2].rps;
-  if (rest > 0) console.log(`  mcp search_catalog / rest search = ${Math.round((100 * mcp) / rest)}% (target >= 50%)`);
+  for (const [mcpCase, restCase, label] of [[mcpSearch, restSearch, 'search_catalog / rest search'], [mcpCreate, restCreate, 'create_cart / rest cart create']] as const) {
+    const m: BenchRow[] = [];
+    const r: BenchRow[] = [];
+    // Alternating, and each pair in the other order next time: neither side always runs warmer.
+    for (let k = 0; k < rounds; k++) {
+      if (k % 2 === 0) {
+        m.push(await run(each, mcpCase));
+        r.push(await run(each, restCase));
+      } else {
+        r.push(await run(each, restCase));
+        m.push(await run(each, mcpCase));
+      }
+    }
+    const mm = merge(mcpCase.name, m);
+    const rr = merge(restCase.name, r);
+    rows.push(mm, rr);
+    if (rr.rps > 0) console.log(`  mcp ${label} = ${Math.round((100 * mm.rps) / rr.rps)}% (target >= 85%)`);
+  }
   return rows;
 }
 

@@ -255,7 +255,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   }
   let version: string;
   try {
-    version = negotiateVersion(UCP_VERSION, resolved.profile.ucp.version).version;
+    version = negotiated(resolved).version;
   } catch (e) {
     if (e instanceof NegotiationError) throw new AccessDenied('version_unsupported', e.message, 422);
     throw e;
@@ -295,12 +295,28 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   }
 
   // Capability intersection; the operation's capability must survive.
-  const business = CAPABILITIES as unknown as CapabilityRegistry;
-  const platform = (resolved.profile.ucp.capabilities ?? {}) as unknown as CapabilityRegistry;
-  const negotiated = new Set(intersectCapabilities(business, platform, { protocolVersion: version }).keys());
+  const { capabilities } = negotiated(resolved);
   const needed = OPERATION_CAPABILITY[operation];
-  if (!negotiated.has(needed)) {
-    throw new CapabilitiesIncompatible(`The platform profile ${profileUrl} offers no version of ${needed} that this business supports (UCP ${version}).`, negotiated, [needed]);
+  if (!capabilities.has(needed)) {
+    throw new CapabilitiesIncompatible(`The platform profile ${profileUrl} offers no version of ${needed} that this business supports (UCP ${version}).`, capabilities, [needed]);
   }
-  return { tier, ...(principal ? { principal } : {}), profileUrl, profile: resolved, negotiated, version };
+  return { tier, ...(principal ? { principal } : {}), profileUrl, profile: resolved, negotiated: capabilities, version };
+}
+
+/**
+ * Version and capability negotiation with one fetched profile, computed once per profile document:
+ * the profile cache hands out the same object until it refetches, and an agent names the same
+ * profile on every call (a NegotiationError is not remembered: it is thrown again each time).
+ */
+const negotiations = new WeakMap<ResolvedProfile, { version: string; capabilities: ReadonlySet<string> }>();
+function negotiated(resolved: ResolvedProfile): { version: string; capabilities: ReadonlySet<string> } {
+  let n = negotiations.get(resolved);
+  if (!n) {
+    const version = negotiateVersion(UCP_VERSION, resolved.profile.ucp.version).version;
+    const business = CAPABILITIES as unknown as CapabilityRegistry;
+    const platform = (resolved.profile.ucp.capabilities ?? {}) as unknown as CapabilityRegistry;
+    n = { version, capabilities: new Set(intersectCapabilities(business, platform, { protocolVersion: version }).keys()) };
+    negotiations.set(resolved, n);
+  }
+  return n;
 }
