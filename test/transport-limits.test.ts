@@ -85,6 +85,19 @@ describe('anonymous budgets are per address', () => {
     expect((await createFrom('127.0.11.2', { authorization: `Bearer ${token}` })).status).toBe(201);
   });
 
+  it('failed credentials spend the address budget: guessing API keys or storefront tokens meets 429, another address does not', async () => {
+    const guess = (from: string, authorization: string) => createFrom(from, { authorization, 'ucp-agent': `profile="${PROFILE}"` });
+    const keys = await Promise.all(Array.from({ length: WRITE.capacity + 20 }, (_, i) => guess('127.0.12.1', `Bearer ucp_sk_guess${i}`)));
+    expect(keys.filter((r) => r.status === 401).length).toBeGreaterThan(0);
+    const limited = keys.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].body).toMatchObject({ code: 'rate_limited' });
+    const tokens = await Promise.all(Array.from({ length: WRITE.capacity + 20 }, () => guess('127.0.12.2', 'Bearer sft_forged.token')));
+    expect(tokens.some((r) => r.status === 429)).toBe(true);
+    // Another address still gets the plain answer: its own budget.
+    expect((await guess('127.0.12.3', 'Bearer ucp_sk_other')).status).toBe(401);
+  });
+
   it('a keyed caller spends its key\'s budget, not its address\'s', async () => {
     const { key } = await issueChannelKey(s.db, 'shop_demo', { profileUrl: PROFILE });
     // This address has used up its anonymous writes...

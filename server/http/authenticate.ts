@@ -178,6 +178,16 @@ async function spendBudget(input: AuthInput, client: BudgetClient): Promise<void
   throw new AccessDenied('rate_limited', `Too many ${what} from ${who} on this shop. Retry after ${wait} second${wait === 1 ? '' : 's'}.`, 429, { 'Retry-After': String(wait) }, wait);
 }
 
+/**
+ * A request whose credentials fail (unknown key, bad storefront token, bad signature) names no
+ * client we can trust, so it spends its address's anonymous budget: cycling through guessed keys
+ * or forged signatures meets 429 at the anonymous rate instead of costing a lookup or a signature
+ * check each time for free (docs/security.md).
+ */
+async function spendOnFailure(input: AuthInput): Promise<void> {
+  await spendBudget(input, { tier: 'anonymous', id: input.client });
+}
+
 export async function authenticate(input: AuthInput): Promise<AccessContext> {
   const { config, shop, operation, headers } = input;
   const origin = new URL(input.url).origin;
@@ -200,6 +210,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   if (key !== undefined && isStorefrontToken(key)) {
     const state = checkStorefrontToken(shop.id, key, input.now);
     if (state !== 'ok') {
+      await spendOnFailure(input);
       throw new AccessDenied('invalid_credentials', state === 'expired' ? 'This storefront page is too old; reload it.' : 'The storefront token is not valid for this shop.', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
     }
     // The token is in every page's HTML, so it names no client: its callers are shoppers' browsers
@@ -225,6 +236,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   if (key !== undefined) {
     const record = await verifyChannelKey(input.db, shop.id, key);
     if (!record) {
+      await spendOnFailure(input);
       throw new AccessDenied('invalid_credentials', 'The API key is not valid for this shop (unknown or revoked).', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
     }
     if (profileUrl === undefined) {
@@ -286,7 +298,10 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
         return (jwk as never) ?? null;
       },
     });
-    if (!result.ok) throw signatureError(result.code, result.message, origin);
+    if (!result.ok) {
+      if (!principal) await spendOnFailure(input);
+      throw signatureError(result.code, result.message, origin);
+    }
     resolved = current;
     if (!principal) {
       principal = { type: 'signature', keyid: result.keyid, profileUrl };
