@@ -6,7 +6,7 @@
  * included), the chosen display currency and language, the raw context and the discount codes with
  * the definitions they matched. Rendering converts prices, prices discounts and estimates tax.
  */
-import { randomBytes } from 'node:crypto';
+import { randomId } from './random-ids.ts';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
@@ -78,7 +78,7 @@ export class CartRejected extends BusinessError {
 }
 
 export function newCartId(): string {
-  return `cart_${randomBytes(16).toString('base64url')}`;
+  return `cart_${randomId(16)}`;
 }
 
 /** Units available per variant id (unitsAvailable; a variant no longer in the catalog has none). */
