@@ -21,6 +21,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ExchangeTransport } from './exchange-transport.ts';
+import { answerJson, toolResult } from './result-json.ts';
 import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
@@ -75,7 +76,7 @@ function buildServer(): Server {
     try {
       // Access tier, platform profile and negotiation (docs/access.md); then the tool itself.
       const auth = await authorizeMcp(state.ctx, request.params.name, request.params.arguments);
-      if (auth.kind === 'incompatible') return { content: [{ type: 'text' as const, text: JSON.stringify(auth.body) }], structuredContent: auth.body };
+      if (auth.kind === 'incompatible') return toolResult(auth.body);
       const ctx: ToolContext = auth.kind === 'ok' ? { ...state.ctx, negotiated: auth.access.negotiated } : state.ctx;
       return await callTool(ctx, request.params.name, request.params.arguments);
     } catch (e) {
@@ -251,7 +252,8 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
   // Only notifications and responses: accepted, nothing to answer (Streamable HTTP).
   if (answers.length === 0) return new Response(null, { status: 202 });
   const status = !batch && state.httpStatus ? state.httpStatus : 200;
-  return jsonResponse(status, batch ? answers : answers[0], state.headers);
+  const json = batch ? `[${answers.map(answerJson).join(',')}]` : answerJson(answers[0]);
+  return new Response(json, { status, headers: { 'Content-Type': 'application/json', ...state.headers } });
 }
 
 /** Answer for GET/DELETE/other methods on /mcp: no SSE stream, no sessions (DIGEST §4). */

@@ -21,6 +21,7 @@ import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './
 import { McpProtocolError, RPC } from './errors.ts';
 import { unknownArguments } from './input-errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
+import { toolResult } from './result-json.ts';
 
 export interface ToolContext {
   db: DB;
@@ -279,9 +280,5 @@ export async function callTool(ctx: ToolContext, name: string, rawArgs: unknown)
   const args = rawArgs as Record<string, unknown>;
   const unknown = unknownArguments(name, args, inputSchemaOf(name)!);
   if (unknown) throw unknown;
-  const body = await def.run(ctx, args, meta);
-  return {
-    content: [{ type: 'text' as const, text: JSON.stringify(body) }],
-    structuredContent: body,
-  };
+  return toolResult(await def.run(ctx, args, meta));
 }

@@ -1,0 +1,29 @@
+/**
+ * server/mcp/result-json.ts writes a tool result's body once: the answer must be exactly the JSON
+ * of the message, whatever path it takes.
+ */
+import { describe, expect, it } from 'vitest';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { answerJson, toolResult } from '../server/mcp/result-json.ts';
+
+const body = { ucp: { version: '2026-04-08' }, products: [{ id: 'p', title: 'Tee "quoted" \u2028 ✓', price: 2500, tags: [] }], note: 'back\\slash' };
+
+describe('answerJson', () => {
+  it('a tool result, after the SDK validated it (a copy), serializes to the same JSON as JSON.stringify', () => {
+    const validated = CallToolResultSchema.parse(toolResult(body)); // what the SDK hands its transport
+    const message = { jsonrpc: '2.0' as const, id: 'x-1', result: validated };
+    const text = answerJson(message);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(message)));
+    expect(JSON.parse(JSON.parse(text).result.content[0].text)).toEqual(body);
+  });
+
+  it('extra result fields (isError) are kept; messages that are not tool results use plain JSON', () => {
+    const m = { jsonrpc: '2.0' as const, id: 7, result: CallToolResultSchema.parse(toolResult(body, { isError: true })) };
+    expect(JSON.parse(answerJson(m))).toEqual(JSON.parse(JSON.stringify(m)));
+    const error = { jsonrpc: '2.0' as const, id: 8, error: { code: -32602, message: 'Invalid params' } };
+    expect(answerJson(error)).toBe(JSON.stringify(error));
+    // A result whose text was not made from its structuredContent is never spliced.
+    const foreign = { jsonrpc: '2.0' as const, id: 9, result: { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { b: 2 } } };
+    expect(answerJson(foreign)).toBe(JSON.stringify(foreign));
+  });
+});
