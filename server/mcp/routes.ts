@@ -7,6 +7,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { bodyLimit } from '../http/body-limit.ts';
+import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
@@ -41,7 +42,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
     const shop = c.get('shop')!;
     const config = c.get('config');
     const text = await c.req.text();
-    return handleMcpPost(c.req.raw, text, {
+    const answer = await handleMcpPost(c.req.raw, text, {
       db: c.get('db'),
       shop,
       origin: c.get('origin'),
@@ -55,6 +56,8 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       rawBody: text,
       client: c.get('client'),
     });
+    if (answer.body === null) return c.body(null, answer.status as StatusCode, answer.headers);
+    return c.body(answer.body, answer.status as ContentfulStatusCode, answer.headers);
   });
   app.all('/', () => mcpMethodNotAllowed());
   return app;

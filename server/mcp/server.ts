@@ -113,8 +113,24 @@ async function connectedServer(): Promise<ConnectedServer> {
   return { server, transport };
 }
 
+/**
+ * What to answer a POST with, written by the route with Hono's `c.body` (returning a `Response`
+ * object instead made Hono copy it to merge the CORS headers already set, and the node adapter
+ * build a full undici Response for that copy: measured on every MCP call).
+ */
+export interface McpAnswer {
+  status: number;
+  body: string | null;
+  headers: Record<string, string>;
+}
+
+function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): McpAnswer {
+  return { status, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...headers } };
+}
+
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+  const a = jsonAnswer(status, body, headers);
+  return new Response(a.body, { status: a.status, headers: a.headers });
 }
 
 type Message = Record<string, unknown>;
@@ -180,24 +196,24 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
 
 
 /** Handles one POST /mcp whose body has already been read (size-limited) as text. */
-export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequestContext): Promise<Response> {
+export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequestContext): Promise<McpAnswer> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bodyText);
   } catch {
-    return jsonResponse(400, rpcErrorBody(null, RPC.parseError, 'Parse error: the body is not valid JSON.', { code: 'invalid_json', content: 'The body is not valid JSON.' }));
+    return jsonAnswer(400, rpcErrorBody(null, RPC.parseError, 'Parse error: the body is not valid JSON.', { code: 'invalid_json', content: 'The body is not valid JSON.' }));
   }
   const batch = Array.isArray(parsed);
   const messages: unknown[] = batch ? (parsed as unknown[]) : [parsed];
   if (messages.length === 0 || messages.length > MAX_BATCH) {
     const content = messages.length === 0 ? 'An empty batch is not a JSON-RPC request.' : `A batch may hold at most ${MAX_BATCH} messages.`;
-    return jsonResponse(400, rpcErrorBody(null, RPC.invalidRequest, `Invalid Request: ${content}`, { code: 'invalid_request', content }));
+    return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, `Invalid Request: ${content}`, { code: 'invalid_request', content }));
   }
   for (const m of messages) {
     const problem = envelopeProblem(m);
     if (problem) {
       const id = isObject(m) && validId(m.id) ? m.id : null;
-      return jsonResponse(400, rpcErrorBody(id, RPC.invalidRequest, `Invalid Request: ${problem}`, { code: 'invalid_request', content: problem }));
+      return jsonAnswer(400, rpcErrorBody(id, RPC.invalidRequest, `Invalid Request: ${problem}`, { code: 'invalid_request', content: problem }));
     }
   }
   // Protocol checks that happen before the SDK: the shape of every request's params (the SDK would
@@ -206,14 +222,14 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
     if (m.method === undefined) continue;
     const id = validId(m.id) ? m.id : null;
     const problem = m.method === 'tools/call' ? callParamsProblem(m) : 'id' in m ? requestProblem(m) : undefined;
-    if (problem) return jsonResponse(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
+    if (problem) return jsonAnswer(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
     if (m.method === 'tools/call') continue;
     try {
       checkListMeta(m, ctx);
     } catch (e) {
-      if (e instanceof InvalidRequest) return jsonResponse(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${e.message}`, { code: e.code, content: e.message }));
+      if (e instanceof InvalidRequest) return jsonAnswer(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${e.message}`, { code: e.code, content: e.message }));
       if (!(e instanceof McpProtocolError)) throw e;
-      return jsonResponse(batch ? 200 : e.httpStatus, rpcErrorBody(id, e.code, e.message, e.data));
+      return jsonAnswer(batch ? 200 : e.httpStatus, rpcErrorBody(id, e.code, e.message, e.data));
     }
   }
 
@@ -222,23 +238,23 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
   // initialize per POST. The Accept header is not checked: we always answer JSON, and JSON-only
   // clients (the ucp CLI) must be served.
   if (!isJsonContentType(req.headers.get('content-type'))) {
-    return jsonResponse(415, rpcErrorBody(null, RPC.server, 'Unsupported Media Type: Content-Type must be application/json'));
+    return jsonAnswer(415, rpcErrorBody(null, RPC.server, 'Unsupported Media Type: Content-Type must be application/json'));
   }
   // The SDK's own message schema, as its transport applied it: the server classifies each message
   // (request, notification, response) by the same schema, so every request gets its answer.
   const rpcMessages: JSONRPCMessage[] = [];
   for (const m of messages) {
     const r = JSONRPCMessageSchema.safeParse(m);
-    if (!r.success) return jsonResponse(400, rpcErrorBody(null, RPC.parseError, 'Parse error: Invalid JSON-RPC message'));
+    if (!r.success) return jsonAnswer(400, rpcErrorBody(null, RPC.parseError, 'Parse error: Invalid JSON-RPC message'));
     rpcMessages.push(r.data);
   }
   const initialize = rpcMessages.some((m) => 'method' in m && m.method === 'initialize');
   if (initialize && rpcMessages.length > 1) {
-    return jsonResponse(400, rpcErrorBody(null, RPC.invalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+    return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, 'Invalid Request: Only one initialization request is allowed'));
   }
   const version = req.headers.get('mcp-protocol-version');
   if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return jsonResponse(400, rpcErrorBody(null, RPC.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
+    return jsonAnswer(400, rpcErrorBody(null, RPC.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
   }
 
   const state: CallState = { ctx, headers: {} };
@@ -250,10 +266,10 @@ export async function handleMcpPost(req: Request, bodyText: string, ctx: McpRequ
     if (idle.length < POOL_MAX) idle.push(pair);
   }
   // Only notifications and responses: accepted, nothing to answer (Streamable HTTP).
-  if (answers.length === 0) return new Response(null, { status: 202 });
+  if (answers.length === 0) return { status: 202, body: null, headers: {} };
   const status = !batch && state.httpStatus ? state.httpStatus : 200;
   const json = batch ? `[${answers.map(answerJson).join(',')}]` : answerJson(answers[0]);
-  return new Response(json, { status, headers: { 'Content-Type': 'application/json', ...state.headers } });
+  return { status, body: json, headers: { 'Content-Type': 'application/json', ...state.headers } };
 }
 
 /** Answer for GET/DELETE/other methods on /mcp: no SSE stream, no sessions (DIGEST §4). */
