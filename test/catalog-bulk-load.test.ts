@@ -1,0 +1,58 @@
+/**
+ * A bulk load (server/core/catalog-store.ts: from BULK_LOAD_PRODUCTS products in one call) merges
+ * the search indexes' entries at the end instead of row by row. It must be invisible in results:
+ * the same products loaded in small calls and in one bulk call search the same, and the indexes are
+ * back to one-entry-at-a-time afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { BULK_LOAD_PRODUCTS, loadCatalogFile, upsertProducts } from '../server/core/catalog-store.ts';
+import { forgetCachedShops } from '../server/core/shops.ts';
+
+let s: TestServer;
+const COUNT = BULK_LOAD_PRODUCTS + 200;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  const bulk = generateCatalog({ products: COUNT, shopId: 'shop_bulk', domain: 'bulk.localhost', name: 'Bulk' });
+  await loadCatalogFile(s.db, bulk);
+  // The same products for a second shop, in calls small enough never to be bulk.
+  const small = generateCatalog({ products: COUNT, shopId: 'shop_small', domain: 'small.localhost', name: 'Small' });
+  await loadCatalogFile(s.db, { ...small, products: small.products.slice(0, 100) });
+  for (let i = 100; i < COUNT; i += 100) await upsertProducts(s.db, { id: 'shop_small', settings: small.shop.settings }, small.products.slice(i, i + 100));
+  forgetCachedShops();
+}, 240_000);
+afterAll(() => s?.close());
+
+/** Product ids without their shop's prefix (the generator names them per shop). */
+const ids = (r: { products: Array<{ id: string }> }) => r.products.map((p) => p.id.replace(/^shop_(bulk|small)_/, ''));
+const search = async (host: string, body: unknown) => {
+  const r = await s.req(host, 'POST', '/api/ucp/catalog/search', body);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body as { products: Array<{ id: string }>; pagination?: { cursor?: string } };
+};
+
+describe('bulk catalog load', () => {
+  it('searches exactly like the same products loaded a hundred at a time', async () => {
+    const queries = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft', 'toile de lin'];
+    for (const query of queries) {
+      const a = await search('bulk.localhost', { query, pagination: { limit: 50 } });
+      const b = await search('small.localhost', { query, pagination: { limit: 50 } });
+      expect(ids(a), query).toEqual(ids(b));
+      if (a.pagination?.cursor) {
+        const a2 = await search('bulk.localhost', { query, pagination: { limit: 50, cursor: a.pagination.cursor } });
+        const b2 = await search('small.localhost', { query, pagination: { limit: 50, cursor: b.pagination!.cursor } });
+        expect(ids(a2), `${query}, page 2`).toEqual(ids(b2));
+      }
+    }
+    expect((await search('bulk.localhost', { query: 'linen' })).products.length).toBeGreaterThan(0);
+  });
+
+  it('leaves the search indexes writing one entry at a time (fastupdate off), nothing pending', async () => {
+    const rows = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class where relname in ('product_search_tsv_idx', 'product_search_title_idx')`.execute(s.db);
+    expect(rows.rows).toHaveLength(2);
+    for (const r of rows.rows) expect(r.reloptions, r.relname).toContain('fastupdate=off');
+  });
+});
