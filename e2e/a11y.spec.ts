@@ -55,9 +55,12 @@ for (const colorScheme of ['light', 'dark'] as const) {
   });
 }
 
-test('home page with several widgets', async ({ page }) => {
+test('home page: search form, product cards, pages; search results', async ({ page }) => {
   await page.goto('/');
-  await expect(page.locator('ucp-product').first().getByRole('button', { name: 'Add to cart' })).toBeVisible();
-  await expect(page.locator('ucp-product').nth(2).getByRole('button', { name: 'Add to cart' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Classic Tee' })).toBeVisible();
+  await expect(page.locator('ucp-cart').getByRole('button')).toBeVisible();
   await scan(page, 'home');
+  await page.goto('/?q=linen&page=1');
+  await expect(page.getByRole('heading', { name: /Results for/ })).toBeVisible();
+  await scan(page, 'search results');
 });

@@ -66,9 +66,41 @@ for (const width of [1280, 390]) {
       await shot(page, info, `french-eur-${width}`);
     });
 
+    test('the whole catalog: search, category, numbered pages, cards that link to product pages with their details', async ({ page }, info) => {
+      await page.goto('/');
+      const seen = new Set<string>();
+      // Every page of "All products", following Next until there is none.
+      for (let n = 1; n < 20; n++) {
+        for (const href of await page.locator('.card a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).pathname))) seen.add(href);
+        const next = page.getByRole('link', { name: 'Next page' });
+        if ((await next.count()) === 0) break;
+        await next.click();
+      }
+      expect(seen.size).toBe(49);
+      await page.goto('/');
+      await page.getByRole('searchbox', { name: 'Search the shop' }).fill('flask');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect(page.getByRole('heading', { name: 'Results for “flask”' })).toBeVisible();
+      await shot(page, info, `search-${width}`);
+      await page.getByRole('link', { name: 'Engraved Steel Flask' }).click();
+      await expect(page).toHaveURL(/\/products\/engraved-flask$/);
+      await expect(page.getByRole('heading', { name: 'Description' })).toBeVisible();
+      await expect(page.locator('.options dt')).toHaveText(['Finish']);
+      await expect(page.getByText(/Rated \d(\.\d)? out of 5/)).toBeVisible();
+      await expect(page.locator('ucp-product').getByRole('button', { name: 'Add to cart' })).toBeVisible();
+      await shot(page, info, `product-details-${width}`);
+      await page.goto('/');
+      await page.getByRole('combobox', { name: 'Category' }).selectOption('kitchen');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect(page.getByRole('heading', { name: 'kitchen' })).toBeVisible();
+      await expect(page.locator('.card')).not.toHaveCount(0);
+      await shot(page, info, `category-${width}`);
+    });
+
     test("strict.localhost: the shop's own pages work, and nothing developer-worded shows", async ({ page, baseURL }, info) => {
       const strict = baseURL!.replace('//demo.', '//strict.');
       await page.goto(`${strict}/`);
+      await page.locator('.card a').first().click();
       const first = page.locator('ucp-product').first();
       await expect(first.getByRole('button', { name: 'Add to cart' })).toBeVisible();
       await expect(page.locator('body')).not.toContainText('channel API key');

@@ -190,7 +190,7 @@ test.describe('with WebMCP', () => {
     const w = watch(page);
     // other.localhost has settings.webmcp_enabled = false: its pages say so on host.js's tag.
     await page.goto(on(baseURL, 'other'));
-    await expect(page.locator('ucp-product').first().getByRole('button', { name: 'Add to cart' })).toBeVisible();
+    await expect(page.locator('ucp-cart').getByRole('button')).toBeVisible();
     await expect(page.locator('script[type=module][data-webmcp=off]')).toHaveCount(1);
     await page.waitForTimeout(300);
     expect(await page.webmcp.tools()).toEqual([]);
@@ -265,7 +265,7 @@ test.describe('without WebMCP', () => {
     await expect(page.locator('ucp-product').getByRole('button', { name: 'Add to cart' })).toBeVisible();
     expect(await page.evaluate(() => 'modelContext' in document)).toBe(false);
     await page.goto('/');
-    await expect(page.locator('ucp-product').first().getByRole('button', { name: 'Add to cart' })).toBeVisible();
+    await expect(page.locator('ucp-cart').getByRole('button')).toBeVisible();
     await page.waitForTimeout(300);
     expect(w.requests).toEqual([]);
     expect(w.errors).toEqual([]);

@@ -34,6 +34,11 @@ function renderOptions(shop: Shop, locale: Locale, origin: string): RenderOption
 }
 
 /** Cursors are opaque to clients: base64url JSON of the next offset. */
+/** The cursor of the page that starts at `offset` (storefront pages link pages by number). */
+export function cursorAt(offset: number): string {
+  return encodeCursor(offset);
+}
+
 function encodeCursor(offset: number): string {
   return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 }

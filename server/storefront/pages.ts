@@ -13,26 +13,14 @@ import { protocolError } from '../http/errors.ts';
 import { prefsOf, type Prefs } from './prefs.ts';
 import { storeWords } from './words.ts';
 import { issueStorefrontToken } from '../core/storefront-tokens.ts';
+import { html, raw, type Raw } from './html.ts';
+import { homeContent, productDetails } from './catalog-pages.ts';
+import { getProduct } from '../core/catalog.ts';
+
+export { esc, html, raw } from './html.ts';
 
 /** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
 export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');
-
-const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (ch) => ESC[ch]);
-
-/** Tagged template: interpolations are escaped unless wrapped in `raw()`. Arrays are joined. */
-class Raw {
-  constructor(readonly html: string) {}
-}
-export const raw = (html: string) => new Raw(html);
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
-  let out = strings[0];
-  values.forEach((v, i) => {
-    const one = (x: unknown): string => (x instanceof Raw ? x.html : Array.isArray(x) ? x.map(one).join('') : x === false || x == null ? '' : esc(x));
-    out += one(v) + strings[i + 1];
-  });
-  return new Raw(out);
-}
 
 /** A CSP source is an origin, optionally with a `:*` port wildcard; anything else is dropped. */
 const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$/i;
@@ -112,25 +100,16 @@ ${body}
   return c.html(doc.html, opts.status ?? 200);
 }
 
-async function listProducts(c: Context<AppEnv>, shop: Shop, limit: number) {
-  return c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).orderBy('position').limit(limit).execute();
-}
-
 export function storefrontPages() {
   const app = new Hono<AppEnv>();
 
   // No shop for this Host (the platform's own address): fall through to the next handlers.
+  // The whole catalog: search, category filter and numbered pages (catalog-pages.ts).
   app.get('/', async (c, next) => {
     const shop = c.get('shop');
     if (!shop) return next();
     const prefs = prefsOf(c, shop);
-    const lang = prefs.language;
-    const rows = await listProducts(c, shop, 6);
-    const items = rows.map((r) => {
-      const title = text(r.doc.title, lang, shop.settings.default_language);
-      return html`<li><a href="/products/${encodeURIComponent(r.handle)}">${title}</a>${shop.protocolEnabled ? html`<ucp-product product-id="${r.id}"${currencyAttr(prefs)}></ucp-product>` : ''}</li>`;
-    });
-    return page(c, shop, 'Home', html`<h1>${shop.name}</h1><ul class="grid">${items}</ul>`);
+    return page(c, shop, storeWords(prefs.language)('home'), await homeContent(c, shop, prefs, storeWords(prefs.language)));
   });
 
   app.get('/products/:handle', async (c, next) => {
@@ -141,9 +120,14 @@ export function storefrontPages() {
     const row = await c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).where('handle', '=', c.req.param('handle')).executeTakeFirst();
     if (!row) return page(c, shop, 'Not found', html`<h1>Product not found</h1><p><a href="/">Back to the shop</a></p>`, { status: 404 });
     const title = text(row.doc.title, lang, shop.settings.default_language);
+    const product = await getProduct(c.get('db'), shop, { id: row.id }, prefs.locale, c.get('origin'));
+    const say = storeWords(lang);
+    const labels = Object.fromEntries((row.doc.options ?? []).map((o: { name: string; label: Parameters<typeof text>[0] }) => [o.name, text(o.label, lang, shop.settings.default_language)]));
+    // The widget (image, price, variant, customizations, add to cart) and what else the catalog
+    // knows about the product; without the protocol, the details alone.
     const body = shop.protocolEnabled
-      ? html`<h1 class="sr-only">${title}</h1><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>`
-      : html`<h1>${title}</h1><p>${text(row.doc.description, lang, shop.settings.default_language)}</p>`;
+      ? html`<h1 class="sr-only">${title}</h1><div class="product"><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>${productDetails(product, say, labels)}</div>`
+      : html`<h1>${title}</h1>${productDetails(product, say, labels)}`;
     return page(c, shop, title, body);
   });
 

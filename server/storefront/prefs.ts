@@ -9,7 +9,7 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Shop } from '../core/types.ts';
-import { resolveLocale } from '../core/localize.ts';
+import { resolveLocale, type Locale } from '../core/localize.ts';
 
 export interface Prefs {
   language: string;
@@ -17,9 +17,11 @@ export interface Prefs {
   currency: string;
   /** True when the shopper chose a currency other than the shop's. */
   chosenCurrency: boolean;
+  /** The same choices as the catalog renders with (rates included). */
+  locale: Locale;
 }
 
 export function prefsOf(c: Context, shop: Shop): Prefs {
   const { locale } = resolveLocale(shop, { language: getCookie(c, 'ucp_lang') || undefined, currency: getCookie(c, 'ucp_currency') || undefined }, c.req.header('accept-language'));
-  return { language: locale.language, currency: locale.currency, chosenCurrency: locale.currency !== shop.settings.currency };
+  return { language: locale.language, currency: locale.currency, chosenCurrency: locale.currency !== shop.settings.currency, locale };
 }

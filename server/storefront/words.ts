@@ -38,6 +38,17 @@ const en = {
   discount: 'Discount',
   tax: 'Estimated tax',
   total: 'Total',
+  search: 'Search',
+  search_label: 'Search the shop',
+  category: 'Category',
+  page: 'Page {0}',
+  pages: 'Pages',
+  prev: 'Previous page',
+  next: 'Next page',
+  no_results: 'No products match your search.',
+  from_price: 'From {0}',
+  results_for: 'Results for “{0}”',
+  options: 'Options',
 };
 export type StoreWord = keyof typeof en;
 
@@ -75,6 +86,17 @@ const fr: Record<StoreWord, string> = {
   discount: 'Réduction',
   tax: 'Taxes estimées',
   total: 'Total',
+  search: 'Rechercher',
+  search_label: 'Rechercher dans la boutique',
+  category: 'Catégorie',
+  page: 'Page {0}',
+  pages: 'Pages',
+  prev: 'Page précédente',
+  next: 'Page suivante',
+  no_results: 'Aucun produit ne correspond à votre recherche.',
+  from_price: 'À partir de {0}',
+  results_for: 'Résultats pour «\u00a0{0}\u00a0»',
+  options: 'Options',
 };
 
 export type StoreSay = (key: StoreWord, ...args: Array<string | number>) => string;
