@@ -64,3 +64,32 @@ test('home page: search form, product cards, pages; search results', async ({ pa
   await expect(page.getByRole('heading', { name: /Results for/ })).toBeVisible();
   await scan(page, 'search results');
 });
+
+// The demo agent page (agent.localhost): every axe violation counted (moderate ones too), at both
+// widths and in both schemes, before and after a cart is opened and its events are logged.
+for (const colorScheme of ['light', 'dark'] as const) {
+  for (const width of [1280, 390]) {
+    test(`agent demo page, ${width} px, ${colorScheme}: no axe violation, log entries reachable`, async ({ page, baseURL }) => {
+      test.setTimeout(60_000);
+      await page.emulateMedia({ colorScheme });
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(baseURL!.replace('//demo.', '//agent.'));
+      await expect(page.locator('#hostjs')).toContainText('loaded');
+      const all = async (label: string) => {
+        const r = await new AxeBuilder({ page }).analyze();
+        expect(r.violations.map((v) => `${label}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      };
+      await all('agent page');
+      await page.getByRole('button', { name: 'Create cart and open it' }).click();
+      const dialog = page.getByRole('dialog', { name: /Cart/ });
+      await expect(dialog).toBeVisible();
+      await expect(page.locator('#log li[data-type="ucp:cart:start"]')).toBeVisible();
+      await dialog.getByRole('button', { name: 'Close cart' }).click();
+      // Each logged detail is a focusable, labelled region, so a keyboard can scroll a long one.
+      const pre = page.locator('#log pre').first();
+      await expect(pre).toHaveAttribute('tabindex', '0');
+      await expect(pre).toHaveAttribute('aria-label', /Event \d+: /);
+      await all('agent page with events logged');
+    });
+  }
+}

@@ -13,7 +13,9 @@ $('shop').textContent = SHOP;
 
 const EVENTS = ['ready', 'start', 'change', 'complete', 'error', 'fallback', 'close'].map((e) => `ucp:cart:${e}`);
 
+let logged = 0;
 function log(type, detail) {
+  logged += 1;
   const li = document.createElement('li');
   li.dataset.type = type;
   const head = document.createElement('strong');
@@ -28,6 +30,11 @@ function log(type, detail) {
   if (detail !== undefined) {
     const pre = document.createElement('pre');
     pre.textContent = JSON.stringify(detail, null, 2);
+    // The detail scrolls when long: keyboard users must be able to reach and scroll it, and a
+    // screen reader user to tell the entries apart (one labelled region each).
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'region');
+    pre.setAttribute('aria-label', `Event ${logged}: ${type}`);
     li.append(pre);
   }
   $('log').append(li);

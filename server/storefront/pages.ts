@@ -87,7 +87,7 @@ ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" hre
 <label><span class="lbl">${say('currency')}</span> <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
 <label><span class="lbl">${say('language')}</span> <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
 ${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
-<main id="main">
+<main id="main"${opts.withHeader === false ? html` aria-label="${title} · ${shop.name}"` : ''}>
 ${body}
 </main>
 </body>

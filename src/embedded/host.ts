@@ -47,7 +47,7 @@ export const EVENTS = {
 
 const CSS = /* css */ `dialog{padding:0;border:0;border-radius:12px;width:min(480px,calc(100vw - 2rem));height:min(760px,calc(100vh - 2rem));box-shadow:0 10px 40px #0005;color:CanvasText;background:Canvas}
 dialog[open]{display:flex;flex-direction:column}dialog::backdrop{background:#0006}
-header{display:flex;align-items:center;justify-content:space-between;padding:.5rem .75rem;border-bottom:1px solid #8884}
+div.bar{display:flex;align-items:center;justify-content:space-between;padding:.5rem .75rem;border-bottom:1px solid #8884}
 h2{font:600 1rem system-ui,sans-serif;margin:0}button{font:inherit;cursor:pointer}
 iframe{flex:1;border:0;width:100%}p{font:1rem system-ui,sans-serif;margin:1rem}a{color:LinkText}`;
 
@@ -104,7 +104,9 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   if (opts.colorScheme) dialog.style.colorScheme = opts.colorScheme;
   const title = h('h2', { id: 't' }, `Cart · ${originOf(opts.shopOrigin).replace(/^https?:\/\//, '')}`);
   const closeBtn = h('button', { type: 'button', 'aria-label': 'Close cart' }, '✕');
-  const header = h('header');
+  // A plain bar, not <header>: outside sectioning content a <header> is a banner landmark, and the
+  // agent page has its own banner.
+  const header = h('div', { class: 'bar' });
   const status = h('p', { role: 'status' }, 'Loading cart…');
   header.append(title, closeBtn);
   dialog.append(header, status);
