@@ -5,6 +5,7 @@
  * it. Errors use one envelope: `{ "error": { "code", "message", "details"?, "required_scope"? } }`.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { API_PATH_VERSION } from '../version.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
 import { isInvalidText, isUnavailable } from '../http/errors.ts';
@@ -25,9 +26,10 @@ import { authenticateBearer } from '../oauth/routes.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
 import { merchantOpenApi } from '../openapi/merchant.ts';
 
-export const API_VERSION = '3.0';
+/** The merchant API's path version (server/version.ts: the one place that names versions). */
+export const API_VERSION = API_PATH_VERSION;
 
-/** The scope-by-route table (docs/oauth.md; test/merchant-scopes.test.ts walks it). */
+/** The scope-by-route table (docs/oauth.md; test/merchant.test.ts walks it). */
 export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; scope: string }> = [
   { method: 'GET', path: '/3.0/products', scope: 'products_read' },
   { method: 'GET', path: '/3.0/products/{id}', scope: 'products_read' },

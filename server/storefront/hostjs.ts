@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
+import { UCP_VERSION } from '../version.ts';
 import { archivedAsset, ensurePublished } from './host-archive.ts';
 
 export const HOST_JS_PATH = fileURLToPath(new URL('../../dist/host.js', import.meta.url));
@@ -173,7 +174,7 @@ export function hostJsRoutes() {
     return c.json({
       url: `${base}host.${b.hash}.js`,
       integrity: b.integrity,
-      version: '2026-04-08',
+      version: UCP_VERSION,
       bytes: b.body.length,
       gzip_bytes: b.gzip.length,
       // Imported by the entry on demand, relative to its URL (so from this origin). Pin them with an

@@ -1,2 +1,2 @@
-/** The protocol version host.js speaks (= src/wire/common.ts UCP_VERSION, kept here so the bundle does not pull zod). */
-export const UCP_VERSION = '2026-04-08';
+/** The protocol version host.js speaks (src/wire/version.ts: zod-free, so the bundle does not pull zod). */
+export { UCP_VERSION } from '../wire/version.ts';

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 
-export const UCP_VERSION = '2026-04-08';
+export { UCP_VERSION } from './version.ts';
 
 /** `context` on catalog and cart calls: hints only, open for extension (types/context.json). */
 export const ContextSchema = z.looseObject({

@@ -3,8 +3,10 @@
  * error codes and the error_response builders. Split from ./embedded.ts (the zod schemas) so that
  * host.js can import these without bundling zod; ./embedded.ts re-exports everything here.
  */
-/** = UCP_VERSION in ./common.ts (asserted by test/embedded-guards.test.ts). */
-export const EP_VERSION = '2026-04-08';
+import { UCP_VERSION } from './version.ts';
+
+/** The Embedded Cart Protocol is versioned with UCP itself. */
+export const EP_VERSION = UCP_VERSION;
 
 /** JSON-RPC 2.0 error codes (transport faults only; business outcomes travel in `result`). */
 export const RPC = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 } as const;

@@ -2,7 +2,7 @@
  * The parts of a UCP platform profile (`discovery/profile_schema.json#/$defs/platform_profile`) the
  * server relies on when negotiating: `ucp.version`, `ucp.services`, `ucp.capabilities`,
  * `ucp.payment_handlers` and the top-level `signing_keys`. Open objects (extra members allowed),
- * as in the official schema; test/negotiation-profile.test.ts checks it agrees with that schema
+ * as in the official schema; test/negotiation.test.ts checks it agrees with that schema
  * (Ajv) on valid and invalid samples.
  */
 import * as z from 'zod/mini';
