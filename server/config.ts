@@ -13,6 +13,11 @@ export interface Config {
    * `synchronous_commit = off`; a killed process still loses nothing). Ignored with DATABASE_URL.
    */
   durableCommits?: boolean;
+  /** PostgreSQL (DATABASE_URL) pool: connections per process (PG_POOL_SIZE, 10) and how long a request waits for one (PG_CONNECT_TIMEOUT_MS, 5000; then 503). */
+  pgPoolSize?: number;
+  pgConnectTimeoutMs?: number;
+  /** Planner cost of a random page read on either database (PG_RANDOM_PAGE_COST, 1.1; server/db/index.ts). */
+  randomPageCost?: number;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host only when the deployment sits behind a proxy we trust. */
   trustProxy: boolean;
   /** development seeds demo users/apps and accepts loopback http profile URLs; production never does. */
@@ -44,6 +49,12 @@ export interface Config {
   seedDemo?: boolean;
 }
 
+/** A positive number from the environment, or undefined (the setting's default applies). */
+function positive(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: Number(env.PORT ?? 8080),
@@ -51,6 +62,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? '.data',
     databaseUrl: env.DATABASE_URL || undefined,
     durableCommits: env.UCP_DURABLE_COMMITS !== 'off' && env.UCP_DURABLE_COMMITS !== '0',
+    pgPoolSize: positive(env.PG_POOL_SIZE),
+    pgConnectTimeoutMs: positive(env.PG_CONNECT_TIMEOUT_MS),
+    randomPageCost: positive(env.PG_RANDOM_PAGE_COST),
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     mode: env.NODE_ENV === 'production' ? 'production' : 'development',
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== '0' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== 'false',

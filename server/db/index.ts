@@ -25,6 +25,10 @@ export interface DatabaseOptions {
   dataDir: string;
   /** On disk: acknowledge commits once flushed to stable storage (default true; config.ts). */
   durableCommits?: boolean;
+  /** config.ts: pool size and connection wait (PostgreSQL), random page cost (both). */
+  pgPoolSize?: number;
+  pgConnectTimeoutMs?: number;
+  randomPageCost?: number;
 }
 
 /**
@@ -33,19 +37,20 @@ export interface DatabaseOptions {
  * with the default the planner scans the whole search table instead of using its GIN index
  * (7-9 ms instead of under 2 ms per query at 10k products). Override with PG_RANDOM_PAGE_COST.
  */
-const RANDOM_PAGE_COST = Number(process.env.PG_RANDOM_PAGE_COST ?? 1.1);
+const RANDOM_PAGE_COST = 1.1;
 
 export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
+  const randomPageCost = opts.randomPageCost ?? RANDOM_PAGE_COST;
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
     // bigint columns hold minor units and positions; they fit in a JS number.
     pg.types.setTypeParser(20, (v) => Number(v));
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: Number(process.env.PG_POOL_SIZE ?? 10),
+      max: opts.pgPoolSize ?? 10,
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
-      connectionTimeoutMillis: Number(process.env.PG_CONNECT_TIMEOUT_MS ?? 5000),
-      options: `-c random_page_cost=${RANDOM_PAGE_COST}`,
+      connectionTimeoutMillis: opts.pgConnectTimeoutMs ?? 5000,
+      options: `-c random_page_cost=${randomPageCost}`,
     });
     // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
     // unhandled, that would kill the process. The pool discards the client and reconnects on demand.
@@ -63,7 +68,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   }
   let embedded: EmbeddedDatabase;
   try {
-    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${RANDOM_PAGE_COST}`, { durable: opts.durableCommits !== false, onClose: release });
+    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${randomPageCost}`, { durable: opts.durableCommits !== false, onClose: release });
   } catch (e) {
     release();
     throw e;
