@@ -7,7 +7,6 @@
  */
 import type { Result } from '../client/api.ts';
 import type { Message } from '../wire/common.ts';
-import { UCP_VERSION } from '../wire/version.ts';
 
 export interface ToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -26,7 +25,8 @@ export function result(body: object, isError = (body as { ucp?: { status?: strin
 
 /** A business outcome decided in the page (no request made), shaped as a UCP error_response. */
 export function outcome(code: string, content: string): ToolResult {
-  return result({ ucp: { version: UCP_VERSION, status: 'error' }, messages: [{ type: 'error', code, content, severity: 'recoverable' }] }, true);
+  // The revision as a literal: see src/host/version.ts (test/versions.test.ts).
+  return result({ ucp: { version: '2026-04-08', status: 'error' }, messages: [{ type: 'error', code, content, severity: 'recoverable' }] }, true);
 }
 
 /** Invalid arguments found in the page, shaped as the MCP transport's -32602 `data`. */
