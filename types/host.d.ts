@@ -117,6 +117,7 @@ export type EpCart = {
 	[k: string]: unknown;
 };
 export type ColorScheme = "light" | "dark";
+/** `UCP.openCart` options. */
 export interface OpenCartOptions {
 	/** The shop, e.g. `https://shop.example` (its REST API is `{shopOrigin}/api/ucp`). */
 	shopOrigin: string;

@@ -11,7 +11,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../src/wire/cart.ts';
-import type { Shop, StoredDiscount, StoredProduct } from './types.ts';
+import type { Shop, StoredCartDiscounts, StoredCartLine, StoredDiscount, StoredProduct } from './types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
 import { loadProducts, loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
@@ -29,27 +29,8 @@ type Exec = Kysely<Database>;
 /** Carts live this long after their last write. */
 export const CART_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface StoredCartLine {
-  id: string;
-  variant_id: string;
-  product_id: string;
-  quantity: number;
-  /** Accepted entries; `display_text` in the cart's language (older carts may lack it). */
-  customizations: Array<{ id: string; value: string; display_text?: string }>;
-  /** Per unit, shop currency, modifiers included. */
-  unit_price: number;
-  /** In the cart's language at write time. */
-  title: string;
-  image?: string;
-  parent_id?: string;
-}
-
-export interface StoredCartDiscounts {
-  /** As submitted (order kept). */
-  codes: string[];
-  /** Definitions those codes matched when submitted. */
-  defs: StoredDiscount[];
-}
+// The stored line and discount shapes live in ./types.ts (db/schema.ts types its JSON columns with them).
+export type { StoredCartLine, StoredCartDiscounts } from './types.ts';
 
 export interface CartRecord {
   shop_id: string;

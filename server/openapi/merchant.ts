@@ -6,7 +6,7 @@
  * Built once; each answer only sets `servers`.
  */
 import { z } from 'zod';
-import { ROUTE_SCOPES } from '../merchant/routes.ts';
+import { ROUTE_SCOPES } from '../merchant/route-scopes.ts';
 import { StoredProduct } from '../core/catalog-format.ts';
 import { NewCustomer } from '../core/customers.ts';
 import { NewOrder, OrderStatusChange } from '../core/orders.ts';
@@ -94,7 +94,7 @@ function operations() {
   return paths;
 }
 
-// Built on first use: server/merchant/routes.ts imports this module and owns ROUTE_SCOPES.
+// Built on first use (the document is only asked for now and then).
 const build = () => ({
   openapi: '3.1.0',
   info: {

@@ -13,7 +13,7 @@
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import { hostAsset, hostBundle, type HostAsset, type HostBundle } from './hostjs.ts';
+import { hostAsset, hostBundle, type HostAsset, type HostBundle } from './host-bundle.ts';
 
 export const RETENTION_DAYS = 30;
 

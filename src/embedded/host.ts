@@ -9,30 +9,11 @@ import { EP, EP_VERSION, epError, epSuccess, type EpErrorResponse } from '../wir
 import { errorParams, isAuthParams, isCartParams, isErrorParams, isReadyParams, type EpCart } from './guards.ts';
 import { createPeer, type Methods, type Peer } from './rpc.ts';
 import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
-import type { ColorScheme } from './embedded.ts';
-import type { UcpEventDetails } from '../host/types.ts';
+import type { CartHandle, OpenCartOptions, UcpEventDetails } from '../host/types.ts';
 
-export interface OpenCartOptions {
-  /** The shop, e.g. `https://shop.example` (its REST API is `{shopOrigin}/api/ucp`). */
-  shopOrigin: string;
-  /** An existing cart: fetched to learn its `continue_url` and embedded binding. */
-  cartId?: string;
-  /** Open this `continue_url` directly (the caller vouches for the embedded binding). */
-  continueUrl?: string;
-  /** No cart yet: create one with these lines first (`POST /api/ucp/carts`). */
-  lineItems?: Array<{ item: { id: string }; quantity: number; customizations?: Array<{ id: string; value: string }> }>;
-  colorScheme?: ColorScheme;
-  /** Sent as `ep_auth`, and answered to `ep.cart.auth` / `ready {auth}`. */
-  auth?: string;
-  /** Where the dialog is mounted and events are dispatched (default `document.body`). */
-  target?: HTMLElement;
-  /** How long to wait for `ep.cart.ready` before falling back (default 10 s). */
-  readyTimeout?: number;
-}
+export type { CartHandle, OpenCartOptions };
 
-export interface CartHandle {
-  close(): void;
-}
+// The options and the handle are public API: declared with the other public types (src/host/types.ts).
 
 /** Events dispatched on the mount element (bubbling, composed). */
 export const EVENTS = {

@@ -4,7 +4,7 @@
  * call ⇒ host; otherwise widget. The embedded role is a separate chunk of host.js
  * (src/host/role-embedded.ts), fetched here only in embedded mode.
  */
-import type { EmbeddedSession } from '../embedded/embedded.ts';
+import type { PageSession } from './role-embedded.ts';
 import type { Store } from '../state/store.ts';
 
 export type Mode = 'widget' | 'embedded' | 'host';
@@ -14,10 +14,8 @@ export function selectMode(loc: Pick<Location, 'search'>): Mode {
   return q.has('ep_version') || q.has('ec_version') ? 'embedded' : 'widget';
 }
 
-/** Checkout inside a frame goes to the host through `Store.handoff` (no navigation; the sandbox forbids it). */
-export interface PageSession {
-  session: EmbeddedSession;
-}
+// PageSession is declared by the embedded role (role-embedded.ts), which is the module that makes one.
+export type { PageSession };
 
 /** `allowed-hosts` is a space-separated origin list (the same list as the page's frame-ancestors). */
 export function allowedHosts(el: Element): string[] {

@@ -9,7 +9,12 @@ import { detectEmbedded, startEmbedded } from '../embedded/embedded.ts';
 import { epError } from '../wire/ep.ts';
 import type { ErrorResponse } from '../wire/common.ts';
 import type { Store } from '../state/store.ts';
-import type { PageSession } from './mode.ts';
+import type { EmbeddedSession } from '../embedded/embedded.ts';
+
+/** Checkout inside a frame goes to the host through `Store.handoff` (no navigation; the sandbox forbids it). */
+export interface PageSession {
+  session: EmbeddedSession;
+}
 
 /** `allowedOrigins`: the element's `allowed-hosts` (passed in so this chunk imports nothing from host.js). */
 export async function startEmbeddedPage(el: HTMLElement, store: Store, allowedOrigins: string[]): Promise<PageSession | null> {

@@ -9,9 +9,33 @@
 import type { Cart } from '../wire/cart.ts';
 import type { EpErrorResponse } from '../wire/ep.ts';
 import type { EpCart } from '../embedded/guards.ts';
-import type { CartHandle, OpenCartOptions } from '../embedded/host.ts';
+import type { ColorScheme } from '../embedded/embedded.ts';
 
-export type { Cart, CartHandle, EpCart, EpErrorResponse, OpenCartOptions };
+export type { Cart, EpCart, EpErrorResponse };
+
+/** `UCP.openCart` options. */
+export interface OpenCartOptions {
+  /** The shop, e.g. `https://shop.example` (its REST API is `{shopOrigin}/api/ucp`). */
+  shopOrigin: string;
+  /** An existing cart: fetched to learn its `continue_url` and embedded binding. */
+  cartId?: string;
+  /** Open this `continue_url` directly (the caller vouches for the embedded binding). */
+  continueUrl?: string;
+  /** No cart yet: create one with these lines first (`POST /api/ucp/carts`). */
+  lineItems?: Array<{ item: { id: string }; quantity: number; customizations?: Array<{ id: string; value: string }> }>;
+  colorScheme?: ColorScheme;
+  /** Sent as `ep_auth`, and answered to `ep.cart.auth` / `ready {auth}`. */
+  auth?: string;
+  /** Where the dialog is mounted and events are dispatched (default `document.body`). */
+  target?: HTMLElement;
+  /** How long to wait for `ep.cart.ready` before falling back (default 10 s). */
+  readyTimeout?: number;
+}
+
+export interface CartHandle {
+  close(): void;
+}
+
 
 /** How host.js runs on this page: `embedded` (the cart page in an agent's frame) or `widget`. */
 export type UcpMode = 'widget' | 'embedded' | 'host';
