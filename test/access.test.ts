@@ -17,7 +17,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { makeKey, platformProfile, serveProfiles, signRequest, type TestKey } from './support/platform.ts';
 import { makeLocalhostCert } from './support/tls-localhost.ts';
-import { tokensFor } from './oauth-helpers.ts';
+import { tokensFor } from './support/oauth.ts';
 import { issueChannelKey, revokeChannelKey } from '../server/core/channel-keys.ts';
 import { configurePlatformProfiles, type FetchLike } from '../server/core/platform-profiles.ts';
 

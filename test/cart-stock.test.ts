@@ -7,7 +7,7 @@ import './support/localhost-dns.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
-import { tokensFor } from './oauth-helpers.ts';
+import { tokensFor } from './support/oauth.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 
 let s: TestServer;

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startTestServer, type TestResponse, type TestServer } from './support/server.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
-import { tokensFor } from './oauth-helpers.ts';
+import { tokensFor } from './support/oauth.ts';
 import { ROUTE_SCOPES } from '../server/merchant/routes.ts';
 import { SCOPE_NAMES } from '../server/core/scopes.ts';
 

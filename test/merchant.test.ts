@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { tokensFor } from './oauth-helpers.ts';
+import { tokensFor } from './support/oauth.ts';
 import { ROUTE_SCOPES } from '../server/merchant/routes.ts';
 
 let s: TestServer;

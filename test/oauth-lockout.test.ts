@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { authorizeInBrowser, Browser, hidden, REDIRECT } from './oauth-helpers.ts';
+import { authorizeInBrowser, Browser, hidden, REDIRECT } from './support/oauth.ts';
 import { LOGIN_FAILURES, LOGIN_FAILURES_PER_ADDRESS, TOKEN_FAILURES_PER_ADDRESS } from '../server/oauth/routes.ts';
 
 let s: TestServer;

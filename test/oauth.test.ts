@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { setClock } from '../server/oauth/clock.ts';
-import { Browser, REDIRECT, authorizeInBrowser, discover, hidden, opts, tokensFor } from './oauth-helpers.ts';
+import { Browser, REDIRECT, authorizeInBrowser, discover, hidden, opts, tokensFor } from './support/oauth.ts';
 
 let s: TestServer;
 let as: oauth.AuthorizationServer;

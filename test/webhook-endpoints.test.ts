@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { merchantApi, newOrder, startReceiver, verifyDelivery, type Receiver } from './webhooks-support.ts';
+import { merchantApi, newOrder, startReceiver, verifyDelivery, type Receiver } from './support/webhooks.ts';
 
 // Fast worker for tests: poll every 50 ms, 2 attempts before failing. The first retry comes ~1 s
 // after a failure (±20 %): the window in which a test changes or disables the endpoint before it.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { createTestDatabase, type TestDatabase } from './support/postgres.ts';
-import { merchantApi, newOrder, startReceiver, verifyDelivery, type Receiver } from './webhooks-support.ts';
+import { merchantApi, newOrder, startReceiver, verifyDelivery, type Receiver } from './support/webhooks.ts';
 
 process.env.WEBHOOK_POLL_MS = '50';
 process.env.WEBHOOK_RETRY_BASE_MS = '100';

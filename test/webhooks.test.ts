@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
-import { merchantApi, newOrder, profileKeys, startReceiver, verifyDelivery, type Receiver } from './webhooks-support.ts';
+import { merchantApi, newOrder, profileKeys, startReceiver, verifyDelivery, type Receiver } from './support/webhooks.ts';
 import { rotateShopKey } from '../server/core/signing-keys.ts';
 import { retryDelayMs } from '../server/core/webhooks.ts';
 import { webhookUrlProblem } from '../server/core/webhook-endpoints.ts';

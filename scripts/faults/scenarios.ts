@@ -9,7 +9,7 @@
  *   (never a 500, never wrong data), the service resumes by itself, and every 2xx write is there.
  */
 import { randomUUID } from 'node:crypto';
-import { Browser, authorizeInBrowser, REDIRECT, tokensFor } from '../../test/oauth-helpers.ts';
+import { Browser, authorizeInBrowser, REDIRECT, tokensFor } from '../../test/support/oauth.ts';
 import type { TestServer } from '../../test/support/server.ts';
 import { CART_BODY, prepareDatabase, send, sleep, spawnServer, type Reply, type ServerProcess } from './lib.ts';
 

@@ -1,6 +1,6 @@
 /** Drives the account service like a browser (login + consent forms), for the OAuth and merchant API tests. */
 import * as oauth from 'oauth4webapi';
-import type { TestServer } from './support/server.ts';
+import type { TestServer } from './server.ts';
 
 export const REDIRECT = 'http://127.0.0.1:5555/callback';
 export const opts = { [oauth.allowInsecureRequests]: true } as const;

@@ -6,10 +6,10 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jwksResolver, verify, type VerifyResult } from '../server/core/http-signatures.ts';
-import { WEBHOOK_COMPONENTS } from '../server/core/webhooks.ts';
-import type { TestServer } from './support/server.ts';
-import { tokensFor } from './oauth-helpers.ts';
+import { jwksResolver, verify, type VerifyResult } from '../../server/core/http-signatures.ts';
+import { WEBHOOK_COMPONENTS } from '../../server/core/webhooks.ts';
+import type { TestServer } from './server.ts';
+import { tokensFor } from './oauth.ts';
 
 export interface Received {
   method: string;
