@@ -189,33 +189,40 @@ export async function prepareCart(db: Exec, shop: Shop, req: CreateCartRequest, 
   return { record, messages: [...noticeMessages(notices), ...messages], stock, now };
 }
 
-/** The INSERT of a prepared cart, performed only where `when` holds (see runIdempotentInsert). */
-export function cartInsert(record: CartRecord, now: Date, when: RawBuilder<boolean>): RawBuilder<unknown> {
+/**
+ * The carts row's written columns for a record, serialized once (JSON columns as text): the one
+ * shape an INSERT (cartInsert) and an UPDATE (writeUpdate) write.
+ */
+function cartRow(record: CartRecord, now: Date) {
+  return {
+    currency: record.currency,
+    language: record.language,
+    context: JSON.stringify(record.context),
+    buyer: record.buyer ? JSON.stringify(record.buyer) : null,
+    line_items: JSON.stringify(record.line_items),
+    discounts: JSON.stringify(record.discounts),
+    updated_at: now,
+    expires_at: record.expires_at,
+  };
+}
+
+/**
+ * The INSERT of a prepared cart, performed only where `when` holds: `sql\`true\`` for a plain
+ * create, the claim of an idempotency key for a keyed one (runIdempotentInsert), so both are one
+ * statement built here.
+ */
+export function cartInsert(record: CartRecord, now: Date, when: RawBuilder<boolean> = sql<boolean>`true`): RawBuilder<unknown> {
+  const row = cartRow(record, now);
   return sql`insert into carts (shop_id, id, currency, language, context, buyer, line_items, discounts, created_at, updated_at, expires_at)
-    select ${record.shop_id}::text, ${record.id}::text, ${record.currency}::text, ${record.language}::text, ${JSON.stringify(record.context)}::jsonb,
-      ${record.buyer ? JSON.stringify(record.buyer) : null}::jsonb, ${JSON.stringify(record.line_items)}::jsonb, ${JSON.stringify(record.discounts)}::jsonb,
-      ${now}::timestamptz, ${now}::timestamptz, ${record.expires_at}::timestamptz
+    select ${record.shop_id}::text, ${record.id}::text, ${row.currency}::text, ${row.language}::text, ${row.context}::jsonb,
+      ${row.buyer}::jsonb, ${row.line_items}::jsonb, ${row.discounts}::jsonb,
+      ${now}::timestamptz, ${row.updated_at}::timestamptz, ${row.expires_at}::timestamptz
     where ${when}`;
 }
 
 export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
   const { record, messages, stock, now } = await prepareCart(db, shop, req, opts);
-  await db
-    .insertInto('carts')
-    .values({
-      shop_id: record.shop_id,
-      id: record.id,
-      currency: record.currency,
-      language: record.language,
-      context: JSON.stringify(record.context),
-      buyer: record.buyer ? JSON.stringify(record.buyer) : null,
-      line_items: JSON.stringify(record.line_items),
-      discounts: JSON.stringify(record.discounts),
-      created_at: now,
-      updated_at: now,
-      expires_at: record.expires_at,
-    })
-    .execute();
+  await cartInsert(record, now).execute(db);
   return { record, messages, stock };
 }
 
@@ -267,17 +274,7 @@ async function prepareUpdate(db: Exec, shop: Shop, old: CartRecord, req: UpdateC
 async function writeUpdate(db: Exec, shop: Shop, record: CartRecord, now: Date, expectVersion?: number): Promise<boolean> {
   let q = db
     .updateTable('carts')
-    .set({
-      currency: record.currency,
-      language: record.language,
-      context: JSON.stringify(record.context),
-      buyer: record.buyer ? JSON.stringify(record.buyer) : null,
-      line_items: JSON.stringify(record.line_items),
-      discounts: JSON.stringify(record.discounts),
-      updated_at: now,
-      expires_at: record.expires_at,
-      version: sql`version + 1`,
-    })
+    .set({ ...cartRow(record, now), version: sql`version + 1` })
     .where('shop_id', '=', shop.id)
     .where('id', '=', record.id);
   if (expectVersion !== undefined) q = q.where('version', '=', expectVersion);

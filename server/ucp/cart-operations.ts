@@ -4,13 +4,14 @@
  * key is given, and returns the status and the exact REST JSON body:
  *   201/200 cart · 200 UCP error_response (not_found, invalid lines) · 409/503 flat {code, content}.
  */
+import type { RawBuilder } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../core/types.ts';
 import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/errors.ts';
-import { CartRejected, cancelCart, cartInsert, createCart, findCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
+import { CartRejected, cancelCart, cartInsert, findCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
 import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
 import { validate } from '../http/body.ts';
 import { CAP, responseMeta } from './profile.ts';
@@ -94,19 +95,13 @@ async function guarded(
       throw e;
     }
   };
-  if (!ctx.idempotencyKey) return atomic ? exec(ctx.db) : ctx.db.transaction().execute((tx) => exec(tx as unknown as Exec));
-  return idempotent(() =>
-    runIdempotent(
-      ctx.db,
-      {
-        shopId: ctx.shop.id,
-        operation,
-        key: ctx.idempotencyKey!,
-        fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }),
-      },
-      (tx) => exec(tx as unknown as Exec),
-    ),
-  );
+  if (!ctx.idempotencyKey) return atomic ? exec(ctx.db) : ctx.db.transaction().execute((tx) => exec(tx));
+  return idempotent(() => runIdempotent(ctx.db, keyScope(ctx, operation, cartId, input), (tx) => exec(tx)));
+}
+
+/** What an idempotency key is stored under: the shop, the operation, the key and what was asked. */
+function keyScope(ctx: OperationContext, operation: string, cartId: string | null, input: unknown) {
+  return { shopId: ctx.shop.id, operation, key: ctx.idempotencyKey!, fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }) };
 }
 
 /** Maps the idempotency store's outcomes to answers: 409 for a reused key, 503 (fail closed) when it cannot be read or written. */
@@ -145,27 +140,26 @@ function negotiatedDiscounts<T extends { discounts?: unknown }>(ctx: OperationCo
   };
 }
 
+/**
+ * One create path. The cart is validated and priced first (reads only); its one write is one
+ * INSERT (cartInsert). With an Idempotency-Key that INSERT also claims the key, in the same
+ * statement (runIdempotentInsert); without one it is simply run.
+ */
 export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
   const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input));
-  if (ctx.idempotencyKey) {
-    // The create's only write is one INSERT: key and cart go in one statement (runIdempotentInsert).
-    const scope = { shopId: ctx.shop.id, operation: 'create_cart', key: ctx.idempotencyKey, fingerprint: fingerprint({ operation: 'create_cart', cart_id: null, body: input ?? null }) };
-    return idempotent(() =>
-      runIdempotentInsert<OperationResult>(ctx.db, scope, async () => {
-        try {
-          const { record, messages, now, stock } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
-          return { result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) }, insert: (claimed) => cartInsert(record, now, claimed) };
-        } catch (e) {
-          if (e instanceof CartRejected) return { result: rejected(ctx, e) };
-          throw e;
-        }
-      }),
-    );
-  }
-  return guarded(ctx, 'create_cart', null, input, async (db) => {
-    const { record, messages, stock } = await createCart(db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
-    return { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) };
-  }, true); // reads, then a single INSERT
+  const prepare = async (): Promise<{ result: OperationResult; insert?: (when?: RawBuilder<boolean>) => RawBuilder<unknown> }> => {
+    try {
+      const { record, messages, now, stock } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
+      return { result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) }, insert: (when) => cartInsert(record, now, when) };
+    } catch (e) {
+      if (e instanceof CartRejected) return { result: rejected(ctx, e) };
+      throw e;
+    }
+  };
+  if (ctx.idempotencyKey) return idempotent(() => runIdempotentInsert<OperationResult>(ctx.db, keyScope(ctx, 'create_cart', null, input), prepare));
+  const { result, insert } = await prepare();
+  if (insert) await insert().execute(ctx.db);
+  return result;
 }
 
 export async function getCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
