@@ -142,6 +142,21 @@ export function merchantRoutes() {
   // The OpenAPI 3.1 document of this API (public: no token; server/openapi/merchant.ts).
   r.get(`${v}/openapi.json`, (c) => c.json(merchantOpenApi(c.get('origin'), c.req.param('merchantId') ?? '')));
 
+  // One group of routes per resource, each below.
+  productRoutes(r, v);
+  inventoryRoutes(r, v);
+  customerRoutes(r, v);
+  orderRoutes(r, v);
+  webhookRoutes(r, v);
+  channelKeyRoutes(r, v);
+
+  // Anything else under the merchant prefix: the same envelope.
+  r.all('*', (c) => envelope(c, new ApiError(404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  return r;
+}
+
+/** Products: list, read, create, replace, delete (written through catalog-store, so the UCP search sees them at once). */
+function productRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Products: the very catalog the UCP transport searches (written through catalog-store).
   r.get(`${v}/products`, guard('products_read'), async (c) => {
     const { limit, after } = pageParams(c);
@@ -216,7 +231,10 @@ export function merchantRoutes() {
     if (!ok) throw new ApiError(404, 'not_found', `No product ${c.req.param('id')}.`);
     return c.body(null, 204);
   });
+}
 
+/** Inventory: one variant's level; a change is what the next cart read checks against. */
+function inventoryRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Inventory: one variant's level; a change is what the next cart read checks against.
   r.get(`${v}/inventory/:variantId`, guard('inventories_read'), async (c) => {
     const level = await getInventory(c.get('db'), c.get('merchant').id, c.req.param('variantId'));
@@ -229,7 +247,10 @@ export function merchantRoutes() {
     if (!level) throw new ApiError(404, 'not_found', `No variant ${c.req.param('variantId')}.`);
     return c.json(level);
   });
+}
 
+/** Customers. */
+function customerRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Customers
   r.get(`${v}/customers`, guard('customers_read'), async (c) => {
     const { limit, after } = pageParams(c);
@@ -248,7 +269,10 @@ export function merchantRoutes() {
     c.header('Location', `${new URL(c.req.url).pathname}/${cus.id}`);
     return c.json(cus, 201);
   });
+}
 
+/** Orders (sales) and their status changes. */
+function orderRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Orders (sales)
   r.get(`${v}/orders`, guard('sales_read'), async (c) => {
     const { limit, after } = pageParams(c);
@@ -274,7 +298,10 @@ export function merchantRoutes() {
     if (!o) throw new ApiError(404, 'not_found', `No order ${c.req.param('id')}.`);
     return c.json(o);
   });
+}
 
+/** Order webhooks: endpoints and the delivery log (docs/webhooks.md). */
+function webhookRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Order webhooks: endpoints and the delivery log (docs/webhooks.md).
   r.get(`${v}/webhooks`, guard('settings_read'), async (c) => {
     return c.json({ webhooks: await listEndpoints(c.get('db'), c.get('merchant').id) });
@@ -319,7 +346,10 @@ export function merchantRoutes() {
     if (!ok) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
     return c.body(null, 204);
   });
+}
 
+/** Channel API keys for agent platforms (docs/access.md). */
+function channelKeyRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Channel API keys (docs/access.md): the key itself is in the POST answer only.
   r.get(`${v}/channel_keys`, guard('sales_channel_read'), async (c) => {
     return c.json({ channel_keys: await listChannelKeys(c.get('db'), c.get('merchant').id) });
@@ -337,8 +367,4 @@ export function merchantRoutes() {
     if (!k) throw new ApiError(404, 'not_found', `No channel key ${c.req.param('id')}.`);
     return c.json(k);
   });
-
-  // Anything else under the merchant prefix: the same envelope.
-  r.all('*', (c) => envelope(c, new ApiError(404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
-  return r;
 }
