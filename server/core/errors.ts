@@ -5,6 +5,12 @@
 
 import type { z } from 'zod';
 
+/**
+ * The answer when the database cannot be reached (restart, failover, pool exhausted): the same
+ * code, words and retry hint on every edge (UCP REST, MCP, merchant API); nothing was written.
+ */
+export const UNAVAILABLE = { code: 'service_unavailable', content: 'The store is temporarily unavailable; retry shortly.', retryAfterSeconds: 2 } as const;
+
 /** One offending field, with an RFC 9535 JSONPath into the request (e.g. `$.line_items[0].quantity`). */
 export interface FieldIssue {
   path: string;

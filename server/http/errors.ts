@@ -4,6 +4,7 @@
  * ever leaks a stack trace.
  */
 import type { Context } from 'hono';
+import { UNAVAILABLE } from '../core/errors.ts';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { UCP_VERSION, type ErrorResponse, type Message, type ProtocolError } from '../../src/wire/common.ts';
@@ -58,7 +59,7 @@ export function renderError(err: unknown, c: Context): Response {
     return protocolError(c, 400, 'invalid_request', 'The request contains text the store cannot accept (e.g. the NUL character U+0000).');
   }
   if (isUnavailable(err)) {
-    return protocolError(c, 503, 'service_unavailable', 'The store is temporarily unavailable; retry shortly.', {}, { 'Retry-After': '2' });
+    return protocolError(c, 503, UNAVAILABLE.code, UNAVAILABLE.content, {}, { 'Retry-After': String(UNAVAILABLE.retryAfterSeconds) });
   }
   console.error('[server] unhandled error', err);
   return protocolError(c, 500, 'internal_error', 'An internal error occurred; it has been logged.');

@@ -28,7 +28,7 @@ import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import { callTool, inputSchemaOf, invalidParams, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 import { inputErrorResult } from './input-errors.ts';
-import { InvalidRequest, RequestTooLarge } from '../core/errors.ts';
+import { InvalidRequest, RequestTooLarge, UNAVAILABLE } from '../core/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
@@ -85,7 +85,7 @@ function buildServer(): Server {
       if (e instanceof InvalidRequest) return inputErrorResult(e, request.params.arguments, inputSchemaOf(request.params.name));
       if (e instanceof McpProtocolError) throw record(state, e);
       if (isUnavailable(e)) {
-        throw record(state, new McpProtocolError(RPC.server, 503, { code: 'service_unavailable', content: 'The store is temporarily unavailable; retry shortly.', retry_after: 2 }));
+        throw record(state, new McpProtocolError(RPC.server, 503, { code: UNAVAILABLE.code, content: UNAVAILABLE.content, retry_after: UNAVAILABLE.retryAfterSeconds }));
       }
       console.error('[mcp] tool failed', request.params.name, e);
       throw record(state, new McpProtocolError(RPC.internal, 500, { code: 'internal_error', content: 'An internal error occurred; it has been logged.' }));

@@ -7,6 +7,7 @@
  * `{meta, catalog}` for the catalog tools, `{meta, cart}` / `{meta, id}` / `{meta, id, cart}` for carts.
  */
 import * as z from 'zod/mini';
+import { UNAVAILABLE } from '../core/errors.ts';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../core/types.ts';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
@@ -104,7 +105,7 @@ export function cartResult(r: OperationResult): Body {
   const body = (r.body ?? {}) as { code?: string; content?: string };
   const data = {
     code: body.code ?? (r.status === 409 ? 'idempotency_conflict' : 'service_unavailable'),
-    content: body.content ?? (r.status === 409 ? 'This idempotency key was already used with different parameters.' : 'The store is temporarily unavailable; retry shortly.'),
+    content: body.content ?? (r.status === 409 ? 'This idempotency key was already used with different parameters.' : UNAVAILABLE.content),
     ...(r.status === 503 ? { retry_after: 2 } : {}),
   };
   throw new McpProtocolError(RPC.server, r.status, data);

@@ -5,6 +5,7 @@
  * it. Errors use one envelope: `{ "error": { "code", "message", "details"?, "required_scope"? } }`.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { UNAVAILABLE } from '../core/errors.ts';
 import { API_PATH_VERSION } from '../version.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
@@ -130,8 +131,8 @@ export function merchantRoutes() {
     }
     if (isUnavailable(err)) {
       // Database unreachable or restarting: transient, nothing half-written (docs/deploy.md).
-      c.header('Retry-After', '2');
-      return envelope(c, new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable; retry shortly.'));
+      c.header('Retry-After', String(UNAVAILABLE.retryAfterSeconds));
+      return envelope(c, new ApiError(503, UNAVAILABLE.code, UNAVAILABLE.content));
     }
     console.error('[merchant-api] unhandled error', err);
     return envelope(c, new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged.'));
