@@ -26,7 +26,7 @@ import { mcpRoutes } from './mcp/routes.ts';
 import { sandboxFault } from './http/sandbox-fault.ts';
 import { faviconHandler } from './storefront/favicon.ts';
 import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
-import { platformRoutes } from './oauth/platform.ts';
+import { platformRoutes } from './platform.ts';
 
 export interface AppDeps {
   db: DB;

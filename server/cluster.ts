@@ -12,6 +12,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { loadConfig } from './config.ts';
+import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { demoShops, startServer } from './server.ts';
@@ -23,9 +24,10 @@ interface Ready {
 
 async function primary(): Promise<void> {
   const config = loadConfig();
-  const workers = Number(process.env.WORKERS ?? (config.databaseUrl ? availableParallelism() : 1));
+  useKeyEncryptionSecret(config.keyEncryptionSecret);
+  const workers = config.workers ?? (config.databaseUrl ? availableParallelism() : 1);
   if (!Number.isInteger(workers) || workers < 1) {
-    console.error(`WORKERS must be a positive integer (got '${process.env.WORKERS}').`);
+    console.error(`WORKERS must be a positive integer (got '${workers}').`);
     process.exit(2);
   }
   if (workers > 1 && !config.databaseUrl) {

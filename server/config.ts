@@ -47,6 +47,18 @@ export interface Config {
    * production deployment starts with no shops (`npm run seed -- FILE` loads yours).
    */
   seedDemo?: boolean;
+  /**
+   * Processes `server/cluster.ts` forks (WORKERS). Unset: the CPU count with DATABASE_URL, else 1.
+   * Not a positive integer: NaN here, refused by the cluster with a message.
+   */
+  workers?: number;
+  /**
+   * KEY_ENCRYPTION_SECRET: encrypts webhook signing keys and keys storefront tokens
+   * (core/signing-keys.ts). Unset: a public development secret, with a warning in production.
+   */
+  keyEncryptionSecret?: string;
+  /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/webhooks.ts defaults). */
+  webhooks: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number; leaseMs?: number };
 }
 
 /** A positive number from the environment, or undefined (the setting's default applies). */
@@ -72,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     transportRateLimits: env.UCP_RATE_LIMITS !== 'off' && env.UCP_RATE_LIMITS !== '0',
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
     seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
+    workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
+    keyEncryptionSecret: env.KEY_ENCRYPTION_SECRET || undefined,
+    webhooks: { pollMs: positive(env.WEBHOOK_POLL_MS), retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS), maxAttempts: positive(env.WEBHOOK_MAX_ATTEMPTS), leaseMs: positive(env.WEBHOOK_LEASE_MS) },
   };
 }
 

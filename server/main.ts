@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { startServer } from './server.ts';
 import { ConfigError, type Config } from './config.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
-import { demoAgentProfileUrl } from './ucp/profile.ts';
+import { demoAgentProfileUrl } from './core/ucp-profile.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
 export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = console.log) {

@@ -10,7 +10,7 @@ import { createRequestListener } from './app.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
-import { checkKeyEncryptionSecret } from './core/signing-keys.ts';
+import { checkKeyEncryptionSecret, useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
 
 export interface RunningServer {
@@ -27,9 +27,21 @@ export function demoShops(config: Pick<Config, 'seedDemo' | 'mode'>): boolean {
   return config.seedDemo ?? config.mode === 'development';
 }
 
+/** Config's WEBHOOK_* settings as the worker's options (unset ones keep the worker's defaults). */
+function webhookTiming(config: Config) {
+  const w = config.webhooks ?? {};
+  return {
+    ...(w.pollMs ? { intervalMs: w.pollMs } : {}),
+    ...(w.retryBaseMs ? { retryBaseMs: w.retryBaseMs } : {}),
+    ...(w.maxAttempts ? { maxAttempts: w.maxAttempts } : {}),
+    ...(w.leaseMs ? { leaseMs: w.leaseMs } : {}),
+  };
+}
+
 export async function startServer(overrides: Partial<Config> = {}, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
   checkConfig(config);
+  useKeyEncryptionSecret(config.keyEncryptionSecret);
   const db = await openDatabase(config);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
   await prepareDatabase(db, { demo: opts.seed !== false && demoShops(config), accounts: opts.seed !== false && config.mode === 'development' });
@@ -46,9 +58,9 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   });
   const port = (server.address() as AddressInfo).port;
   const stopPurge = startCartPurge(db);
-  // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* env for tests and ops.
+  // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
   checkKeyEncryptionSecret(config.mode);
-  const webhooks = startWebhookWorker(db, { mode: config.mode });
+  const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });
   return {
     db,
     config: { ...config, port },

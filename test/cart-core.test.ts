@@ -3,7 +3,7 @@ import { allocate, priceCart, roundHalfAwayFromZero, taxRateBps } from '../serve
 import { validateCustomizations } from '../server/core/customizations.ts';
 import { evaluateCodes } from '../server/core/discounts.ts';
 import { canonicalJson, fingerprint } from '../server/core/idempotency.ts';
-import type { CustomizationDef, StoredDiscount } from '../server/core/types.ts';
+import type { CustomizationDef, StoredDiscount } from '../server/formats/types.ts';
 
 describe('pricing', () => {
   it('allocates proportionally with integer parts summing exactly', () => {

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { createCart, findCart, updateCartUnlocked } from '../server/core/carts.ts';
 import { findShopByDomain } from '../server/core/shops.ts';
-import type { Shop } from '../server/core/types.ts';
+import type { Shop } from '../server/formats/types.ts';
 import type { DB } from '../server/db/index.ts';
 
 let s: TestServer;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { checkoutHandoff } from '../server/core/checkout-handoff.ts';
-import { CheckoutHandoff } from '../server/core/catalog-format.ts';
+import { CheckoutHandoff } from '../server/formats/catalog-format.ts';
 import { formatMoney } from '../server/core/money.ts';
 
 const cart = (over: Record<string, unknown> = {}) =>

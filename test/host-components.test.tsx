@@ -13,7 +13,7 @@ import { entries, fieldText, modifiers, Picker } from '../src/views/customize.ts
 import { messageText, t } from '../src/views/i18n.ts';
 import { defineElements } from '../src/host/elements.tsx';
 import { validateCustomizations } from '../server/core/customizations.ts';
-import type { CustomizationDef as StoredDef } from '../server/core/types.ts';
+import type { CustomizationDef as StoredDef } from '../server/formats/types.ts';
 import { money, Store, storeFor } from '../src/state/store.ts';
 import { allowedHosts, selectMode } from '../src/host/mode.ts';
 import type { CustomizationDef } from '../src/wire/catalog.ts';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { FORM_MAX_BYTES } from '../server/oauth/platform.ts';
+import { FORM_MAX_BYTES } from '../server/platform.ts';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -67,7 +67,7 @@ function cycles(graph: Map<string, string[]>): string[][] {
 describe('imports', () => {
   it('the graph is read (sanity: a known edge is there)', () => {
     const graph = importGraph(['server', 'src']);
-    expect(graph.get('server/core/carts.ts')).toContain('server/core/types.ts');
+    expect(graph.get('server/core/carts.ts')).toContain('server/formats/types.ts');
     expect(graph.size).toBeGreaterThan(100);
   });
 
@@ -79,3 +79,68 @@ describe('imports', () => {
     expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
   });
 });
+
+/**
+ * The layers, lowest first (docs/architecture.md). A file may import from its own folder and from
+ * lower layers; folders in one layer do not import each other. The top layer assembles the rest.
+ */
+const LAYERS: string[][] = [
+  ['src/wire'],
+  ['src/client', 'server/version.ts', 'server/config.ts'],
+  ['src/state', 'server/lib', 'server/formats'],
+  ['src/views', 'server/db'],
+  ['src/webmcp', 'src/embedded', 'server/core'],
+  ['src/host', 'server/seed'],
+  ['server/http'],
+  ['server/oauth'],
+  ['server/ucp', 'server/merchant', 'server/graphql', 'server/dev'],
+  ['server/mcp', 'server/storefront'],
+  ['server/app.ts', 'server/platform.ts', 'server/server.ts', 'server/cluster.ts', 'server/main.ts', 'server/cli'],
+];
+const TOP = LAYERS.length - 1;
+
+/** The unit a file belongs to: its folder under server/ or src/, or the file itself at server/'s root. */
+const unitOf = (f: string) => f.split('/').slice(0, 2).join('/');
+const layerOf = (unit: string) => LAYERS.findIndex((l) => l.includes(unit));
+
+/** Upward or sideways imports. The browser's public API types (src/host/types.ts) are a contract, erased at build: any layer may name them. */
+export function layerViolations(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [from, tos] of graph) {
+    for (const to of tos) {
+      const [a, b] = [unitOf(from), unitOf(to)];
+      if (a === b || to === 'src/host/types.ts') continue;
+      const [la, lb] = [layerOf(a), layerOf(b)];
+      if (la < 0 || lb < 0) out.push(`${from} -> ${to} (a folder with no layer: add it to LAYERS)`);
+      else if (lb > la || (lb === la && la !== TOP)) out.push(`${from} -> ${to}`);
+    }
+  }
+  return out;
+}
+
+describe('layers', () => {
+  it('every import points down (or within its folder)', () => {
+    expect(layerViolations(importGraph(['server', 'src']))).toEqual([]);
+  });
+
+  it('an upward or sideways import would be found (the check itself)', () => {
+    const g = new Map([
+      ['server/core/a.ts', ['server/http/b.ts']],
+      ['server/ucp/c.ts', ['server/merchant/d.ts', 'server/core/a.ts']],
+      ['server/new/e.ts', ['server/core/a.ts']],
+    ]);
+    expect(layerViolations(g)).toEqual(['server/core/a.ts -> server/http/b.ts', 'server/ucp/c.ts -> server/merchant/d.ts', 'server/new/e.ts -> server/core/a.ts (a folder with no layer: add it to LAYERS)']);
+  });
+});
+
+describe('configuration', () => {
+  // One source per setting (docs/architecture.md): the environment is read by config.ts, and handed
+  // to it by the CLI's process wiring; everything else gets a Config.
+  const READERS = ['server/config.ts', 'server/cli/cli.ts'];
+
+  it('process.env is read in server/config.ts only (and handed over by the CLI entry)', () => {
+    const readers = [...importGraph(['server']).keys()].filter((f) => /process\.env\b/.test(readFileSync(join(ROOT, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
+    expect(readers.sort()).toEqual([...READERS].sort());
+  });
+});
+

@@ -11,7 +11,8 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';
 import { cartResult } from '../server/mcp/tools.ts';
-import { McpProtocolError } from '../server/mcp/errors.ts';
+import { fromDomainError, McpProtocolError } from '../server/mcp/errors.ts';
+import { IdempotencyConflict, IdempotencyUnavailable } from '../server/core/idempotency.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 
 let s: TestServer;
@@ -280,18 +281,13 @@ describe('carts over MCP', () => {
     expect(rest.body.id).toBe(first.body.result.structuredContent.id);
   });
 
-  it('maps operation statuses: 200/201 → result body, 409/503 → -32000 with that HTTP status', () => {
+  it('maps operation outcomes: 200/201 → result body; a reused key 409 and an unreadable key store 503 → -32000 with that HTTP status', () => {
     expect(cartResult({ status: 201, body: { ucp: { version: '2026-04-08' }, id: 'c' } })).toEqual({ ucp: { version: '2026-04-08' }, id: 'c' });
-    for (const [status, code] of [[409, 'idempotency_conflict'], [503, 'idempotency_unavailable']] as const) {
-      try {
-        cartResult({ status, body: { code, content: 'x' } });
-        expect.unreachable();
-      } catch (e) {
-        expect(e).toBeInstanceOf(McpProtocolError);
-        const err = e as McpProtocolError;
-        expect([err.code, err.httpStatus, err.data.code]).toEqual([-32000, status, code]);
-        if (status === 503) expect(err.data.retry_after).toBeGreaterThan(0);
-      }
+    for (const [error, status, code] of [[new IdempotencyConflict(), 409, 'idempotency_conflict'], [new IdempotencyUnavailable(), 503, 'service_unavailable']] as const) {
+      const err = fromDomainError(error);
+      expect(err).toBeInstanceOf(McpProtocolError);
+      expect([err.code, err.httpStatus, err.data.code]).toEqual([-32000, status, code]);
+      if (status === 503) expect(err.data.retry_after).toBeGreaterThan(0);
     }
   });
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../server/core/negotiation.ts';
-import { CAPABILITIES } from '../server/ucp/profile.ts';
+import { CAPABILITIES } from '../server/core/ucp-profile.ts';
 import { PlatformProfile } from '../src/wire/platform-profile.ts';
 import { checkProfileUrl, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/platform-profiles.ts';
 import { hasSchemas, PROFILE_ID, validateUcp } from './support/ucp-schemas.ts';

@@ -1,12 +1,12 @@
 /**
- * Bodies on the platform address are bounded before anything reads them (server/oauth/platform.ts):
+ * Bodies on the platform address are bounded before anything reads them (server/platform.ts):
  * 413 in each area's own error format, nothing written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';
-import { FORM_MAX_BYTES, MERCHANT_MAX_BYTES } from '../server/oauth/platform.ts';
+import { FORM_MAX_BYTES, MERCHANT_MAX_BYTES } from '../server/platform.ts';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { findShopByDomain } from '../server/core/shops.ts';
 import { cachedVariants, catalogChanged } from '../server/core/product-cache.ts';
 import { loadVariants } from '../server/core/catalog.ts';
 import { isSingleWriter } from '../server/db/index.ts';
-import type { StoredProduct } from '../server/core/types.ts';
+import type { StoredProduct } from '../server/formats/types.ts';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 /**
  * Outbound requests to URLs that outsiders choose reach public addresses only
- * (server/http/public-fetch.ts): what is refused, and that the refusal happens before anything is
+ * (server/lib/public-fetch.ts): what is refused, and that the refusal happens before anything is
  * sent — the local server below must never see a request.
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress, publicFetch, publicLookup } from '../server/http/public-fetch.ts';
+import { isPublicAddress, publicFetch, publicLookup } from '../server/lib/public-fetch.ts';
 import { PlatformProfiles, ProfileError, platformProfiles } from '../server/core/platform-profiles.ts';
 import { deliveryFetch } from '../server/core/webhooks.ts';
 

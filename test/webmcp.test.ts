@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { TOOLS_LIST_RESULT } from '../server/mcp/tools.ts';
-import { ShopSettings } from '../server/core/catalog-format.ts';
+import { ShopSettings } from '../server/formats/catalog-format.ts';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -7,10 +7,12 @@ import { loadConfig, type Config } from '../config.ts';
 import { migrateToLatest, openDatabase, type DB } from '../db/index.ts';
 import { DataDirInUse } from '../db/data-dir-lock.ts';
 import { CliError, type Io } from './cli.ts';
+import { useKeyEncryptionSecret } from '../core/signing-keys.ts';
 
 /** `busyHint`: what else to do when a running server holds the embedded database. */
 export async function withDb<T>(io: Io, fn: (db: DB, config: Config) => Promise<T>, busyHint = ''): Promise<T> {
   const config = loadConfig(io.env);
+  useKeyEncryptionSecret(config.keyEncryptionSecret);
   let db: DB;
   try {
     db = await openDatabase(config);

@@ -11,7 +11,7 @@
  * operation to every tier, so a shop without a policy behaves as before access tiers existed; the
  * demo shop states its policy explicitly, and `strict.localhost` shows a stricter one.
  */
-import type { Shop } from './types.ts';
+import type { Shop } from '../formats/types.ts';
 
 export const OPERATIONS = ['search_catalog', 'lookup_catalog', 'get_product', 'create_cart', 'get_cart', 'update_cart', 'cancel_cart'] as const;
 export type OperationName = (typeof OPERATIONS)[number];

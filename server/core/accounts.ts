@@ -4,7 +4,7 @@
  * compared in constant time.
  */
 import type { DB } from '../db/index.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../oauth/crypto.ts';
+import { DUMMY_PASSWORD_HASH, hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../lib/crypto.ts';
 
 export interface User {
   id: string;

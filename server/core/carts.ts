@@ -11,7 +11,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../src/wire/cart.ts';
-import type { Shop, StoredCartDiscounts, StoredCartLine, StoredDiscount, StoredProduct } from './types.ts';
+import type { Shop, StoredCartDiscounts, StoredCartLine, StoredDiscount, StoredProduct } from '../formats/types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
 import { loadProducts, loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';
@@ -30,7 +30,7 @@ type Exec = Kysely<Database>;
 export const CART_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 // The stored line and discount shapes live in ./types.ts (db/schema.ts types its JSON columns with them).
-export type { StoredCartLine, StoredCartDiscounts } from './types.ts';
+export type { StoredCartLine, StoredCartDiscounts } from '../formats/types.ts';
 
 export interface CartRecord {
   shop_id: string;

@@ -5,8 +5,8 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import { TITLE_VECTOR_SQL } from '../db/migrations/0006_product_search.ts';
-import { CatalogFile, StoredProduct, type Localized } from './catalog-format.ts';
-import type { Shop } from './types.ts';
+import { CatalogFile, StoredProduct, type Localized } from '../formats/catalog-format.ts';
+import type { Shop } from '../formats/types.ts';
 import { forgetCachedShops } from './shops.ts';
 import { catalogChanged } from './product-cache.ts';
 import { saveShopDiscounts } from './discounts.ts';

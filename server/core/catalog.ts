@@ -7,7 +7,7 @@ import type { DB } from '../db/index.ts';
 import type { Product } from '../../src/wire/catalog.ts';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, LOOKUP_MAX_IDS, type GetProductRequest, type LookupRequest, type SearchRequest } from '../../src/wire/catalog.ts';
 import type { Message } from '../../src/wire/common.ts';
-import type { Shop, StoredProduct, StoredVariant } from './types.ts';
+import type { Shop, StoredProduct, StoredVariant } from '../formats/types.ts';
 import type { Locale } from './localize.ts';
 import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
 import { convert } from './money.ts';

@@ -5,7 +5,7 @@
  * form POST of the whole cart). Pure: the caller renders the cart and performs the answer.
  */
 import type { Cart } from '../../src/wire/cart.ts';
-import type { CheckoutHandoff } from './catalog-format.ts';
+import type { CheckoutHandoff } from '../formats/catalog-format.ts';
 import { hasOutOfStockLine } from './carts.ts';
 
 export type Handoff =

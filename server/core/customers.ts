@@ -4,18 +4,9 @@
  */
 import { z } from 'zod';
 import type { DB } from '../db/index.ts';
-import { parseOrThrow } from './errors.ts';
-import { randomToken } from '../oauth/crypto.ts';
-
-/** Raised when a write collides with an existing resource (HTTP 409). */
-export class Conflict extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { Conflict, ERROR_CODES } from './errors.ts';
+import { validate } from './validate.ts';
+import { randomToken } from '../lib/crypto.ts';
 
 export interface Customer {
   id: string;
@@ -35,9 +26,9 @@ type Row = { id: string; email: string; first_name: string | null; last_name: st
 const toCustomer = (r: Row): Customer => ({ id: r.id, email: r.email, first_name: r.first_name, last_name: r.last_name, created_at: new Date(r.created_at).toISOString() });
 
 export async function createCustomer(db: DB, shopId: string, input: unknown): Promise<Customer> {
-  const c = parseOrThrow(NewCustomer, input);
+  const c = validate(NewCustomer, input);
   const existing = await db.selectFrom('customers').select('id').where('shop_id', '=', shopId).where('email', '=', c.email).executeTakeFirst();
-  if (existing) throw new Conflict('customer_exists', `A customer with e-mail ${c.email} already exists (${existing.id}).`);
+  if (existing) throw new Conflict(ERROR_CODES.customerExists, `A customer with e-mail ${c.email} already exists (${existing.id}).`);
   const row = await db
     .insertInto('customers')
     .values({ shop_id: shopId, id: `cus_${randomToken(12)}`, email: c.email, first_name: c.first_name ?? null, last_name: c.last_name ?? null })

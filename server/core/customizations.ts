@@ -5,7 +5,7 @@
  * text -> one entry whose value is the text; single_select -> one entry whose value is an option id;
  * multi_select -> one entry per chosen option, repeating the customization id.
  */
-import type { CustomizationDef } from './types.ts';
+import type { CustomizationDef } from '../formats/types.ts';
 import type { FieldIssue } from './errors.ts';
 import { text } from './localize.ts';
 import { wordsFor } from './cart-words.ts';

@@ -6,7 +6,7 @@ import { wordsFor, type Say } from './cart-words.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
-import { StoredDiscount } from './catalog-format.ts';
+import { StoredDiscount } from '../formats/catalog-format.ts';
 
 type Exec = Kysely<Database>;
 

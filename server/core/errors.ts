@@ -1,15 +1,42 @@
 /**
- * Errors the domain core raises. Transports map them: REST to a status and a flat body or a UCP
- * error_response, MCP to a JSON-RPC error or a result. The core never knows about HTTP.
+ * The one error family. Everything the server refuses on purpose is a DomainError with a `kind`
+ * (what sort of failure, transport-neutral) and a `code` (what exactly, stable, for programs).
+ * Each edge maps a kind to its own answer once, in one table: UCP REST in http/errors.ts, MCP in
+ * mcp/errors.ts, the merchant API in merchant/errors.ts. The core never knows about HTTP.
  */
 
-import type { z } from 'zod';
+
+/**
+ * What sort of failure, named the way a caller acts on it (docs/errors.md):
+ * fix the request (`malformed`, `invalid`, `too_large`, `unsupported_media_type`), authenticate
+ * (`unauthorized`), stop (`forbidden`), look elsewhere (`not_found`), reconcile (`conflict`),
+ * wait (`rate_limited`, `unavailable`), or report (`internal`).
+ */
+export type ErrorKind = 'malformed' | 'invalid' | 'too_large' | 'unsupported_media_type' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable' | 'internal';
+
+/** The codes the core itself raises, exported once so edges and tests name them, not retype them. */
+export const ERROR_CODES = {
+  validationFailed: 'validation_failed',
+  invalidRequest: 'invalid_request',
+  invalidJson: 'invalid_json',
+  requestTooLarge: 'request_too_large',
+  unsupportedMediaType: 'unsupported_media_type',
+  notFound: 'not_found',
+  idempotencyConflict: 'idempotency_conflict',
+  customerExists: 'customer_exists',
+  capabilitiesIncompatible: 'capabilities_incompatible',
+  serviceUnavailable: 'service_unavailable',
+  internalError: 'internal_error',
+} as const;
 
 /**
  * The answer when the database cannot be reached (restart, failover, pool exhausted): the same
  * code, words and retry hint on every edge (UCP REST, MCP, merchant API); nothing was written.
  */
-export const UNAVAILABLE = { code: 'service_unavailable', content: 'The store is temporarily unavailable; retry shortly.', retryAfterSeconds: 2 } as const;
+export const UNAVAILABLE = { code: ERROR_CODES.serviceUnavailable, content: 'The store is temporarily unavailable; retry shortly.', retryAfterSeconds: 2 } as const;
+
+/** What an edge answers for a failure it did not expect: logged, never described. */
+export const INTERNAL = { code: ERROR_CODES.internalError, content: 'An internal error occurred; it has been logged.' } as const;
 
 /** One offending field, with an RFC 9535 JSONPath into the request (e.g. `$.line_items[0].quantity`). */
 export interface FieldIssue {
@@ -18,9 +45,10 @@ export interface FieldIssue {
   content: string;
 }
 
-/** The request cannot be processed as sent (shape, limits). REST: 400 with every field named. */
-export class InvalidRequest extends Error {
+/** The base of every deliberate refusal: a kind for the edges' tables, a code, words, and the fields at fault. */
+export class DomainError extends Error {
   constructor(
+    readonly kind: ErrorKind,
     readonly code: string,
     message: string,
     readonly issues: FieldIssue[] = [],
@@ -29,45 +57,61 @@ export class InvalidRequest extends Error {
   }
 }
 
-/** A batch or body over a documented limit. REST: 400 `request_too_large`; MCP: -32602. */
+/** The request cannot be processed as sent (shape, limits): every field named. */
+export class InvalidRequest extends DomainError {
+  constructor(code: string, message: string, issues: FieldIssue[] = []) {
+    super('invalid', code, message, issues);
+  }
+}
+
+/** A batch or list over a documented limit. REST: 400 `request_too_large`; MCP: -32602. (A body over its byte limit is kind `too_large`.) */
 export class RequestTooLarge extends InvalidRequest {
   constructor(message: string, issues: FieldIssue[] = []) {
-    super('request_too_large', message, issues);
+    super(ERROR_CODES.requestTooLarge, message, issues);
+  }
+}
+
+/** A write that collides with what exists (an e-mail taken, an idempotency key reused). */
+export class Conflict extends DomainError {
+  constructor(code: string, message: string) {
+    super('conflict', code, message);
   }
 }
 
 /**
  * A business outcome with no resource to return (unknown product or cart, invalid customizations):
- * UCP answers these with a 200 `error_response` carrying messages.
+ * UCP answers these with a 200 `error_response` carrying messages, whatever the kind.
  */
-export class BusinessError extends Error {
+export class BusinessError extends DomainError {
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
-    readonly issues: FieldIssue[] = [],
+    issues: FieldIssue[] = [],
     readonly severity: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable' = 'unrecoverable',
+    kind: ErrorKind = code === ERROR_CODES.notFound ? 'not_found' : 'invalid',
   ) {
-    super(message);
+    super(kind, code, message, issues);
   }
 }
 
-/**
- * zod's issues as field issues. An unknown key becomes one issue at its own path
- * (`$.extra`, code `unrecognized_key`) rather than one at the object naming them all.
- */
-export function zodFieldIssues(error: z.ZodError): FieldIssue[] {
-  const at = (path: PropertyKey[]) => path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : `${acc}.${String(seg)}`), '$');
-  return error.issues.flatMap((i): FieldIssue[] =>
-    i.code === 'unrecognized_keys'
-      ? i.keys.map((k) => ({ path: at([...i.path, k]), code: 'unrecognized_key', content: `Unknown field ${k}.` }))
-      : [{ path: at(i.path), code: i.code, content: i.message }],
-  );
+/** PostgreSQL refused a text value (22021 invalid byte sequence, 22P05 untranslatable character: NUL): the input is at fault. */
+export function isInvalidText(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
 }
 
-/** Validates with zod; throws InvalidRequest('validation_failed') naming every bad field. */
-export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issues = zodFieldIssues(r.error);
-  throw new InvalidRequest('validation_failed', `${issues.length} invalid field${issues.length === 1 ? '' : 's'}: ${issues.map((i) => `${i.path} (${i.content})`).join('; ')}`, issues);
+/**
+ * Database connection failures are transient: every edge answers UNAVAILABLE, never wrong data.
+ * PostgreSQL classes 08 (connection), 53 (resources: too many connections), 57P0x (shutdown,
+ * starting up), 40001/40P01 (serialization failure, deadlock: the transaction rolled back, a retry
+ * succeeds); socket errors; and node-postgres's own code-less errors for a dropped or unobtainable
+ * connection.
+ */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '40001', '40P01'].includes(code)) return true;
+  if (code.startsWith('08') || code.startsWith('53')) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end/.test(message);
 }

@@ -11,6 +11,7 @@
  */
 import { createHash, createPublicKey, KeyObject, sign as nodeSign, verify as nodeVerify, type JsonWebKey } from 'node:crypto';
 import { parseDictionary, serializeInnerList, type InnerList, type Item, type Parameters } from 'structured-headers';
+import { DomainError } from './errors.ts';
 
 /** Request or response headers: anything with `get` (a `Headers`), or a plain record. */
 export type HeaderBag = { get(name: string): string | null } | Record<string, string | string[] | number | undefined>;
@@ -35,12 +36,11 @@ export interface SignatureParams {
 
 export type VerifyErrorCode = 'signature_missing' | 'signature_invalid' | 'key_not_found' | 'digest_mismatch' | 'algorithm_unsupported';
 
-export class SignatureError extends Error {
-  constructor(
-    readonly code: VerifyErrorCode,
-    message: string,
-  ) {
-    super(message);
+/** A request signature that does not verify: `unauthorized`, except a body that does not match its digest or an algorithm we do not take (`malformed`). */
+export class SignatureError extends DomainError {
+  declare readonly code: VerifyErrorCode;
+  constructor(code: VerifyErrorCode, message: string) {
+    super(code === 'digest_mismatch' || code === 'algorithm_unsupported' ? 'malformed' : 'unauthorized', code, message);
   }
 }
 

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { Conflict, DomainError, ERROR_CODES } from './errors.ts';
 
 type Exec = Kysely<Database>;
 
@@ -29,18 +30,16 @@ export interface IdempotencyScope {
 }
 
 /** Same key, different request: REST 409, MCP -32000. */
-export class IdempotencyConflict extends Error {
-  readonly code = 'idempotency_conflict';
+export class IdempotencyConflict extends Conflict {
   constructor() {
-    super('This Idempotency-Key was already used with a different request; use a new key for a new request.');
+    super(ERROR_CODES.idempotencyConflict, 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
   }
 }
 
 /** The key store could not be read or written: fail closed (REST 503, MCP -32000 with retry_after). */
-export class IdempotencyUnavailable extends Error {
-  readonly code = 'service_unavailable';
+export class IdempotencyUnavailable extends DomainError {
   constructor(override readonly cause?: unknown) {
-    super('Idempotency keys cannot be checked right now; nothing was executed. Retry shortly.');
+    super('unavailable', ERROR_CODES.serviceUnavailable, 'Idempotency keys cannot be checked right now; nothing was executed. Retry shortly.');
   }
 }
 

@@ -8,8 +8,9 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import type { StoredProduct, StoredVariant } from './types.ts';
-import { InvalidRequest, parseOrThrow } from './errors.ts';
+import type { StoredProduct, StoredVariant } from '../formats/types.ts';
+import { InvalidRequest } from './errors.ts';
+import { validate } from './validate.ts';
 import { catalogChanged } from './product-cache.ts';
 import { availabilityStatus, unitsAvailable } from './stock.ts';
 
@@ -70,7 +71,7 @@ export async function getInventory(db: DB, shopId: string, variantId: string): P
  * so the count decides; `backorder`, `preorder` and `discontinued` stay. Null: no such variant.
  */
 export async function setInventory(db: DB, shopId: string, variantId: string, input: unknown): Promise<InventoryLevel | null> {
-  const change = parseOrThrow(InventoryChange, input);
+  const change = validate(InventoryChange, input);
   const out = await db.transaction().execute(async (tx) => {
     const p = await productOfVariant(tx, shopId, variantId, true);
     const v = p?.doc.variants.find((x) => x.id === variantId);

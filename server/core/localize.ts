@@ -2,9 +2,9 @@
  * Language and currency resolution for a request's `context`. The core works with a resolved
  * Locale; unknown values become messages, never failures.
  */
-import type { Localized } from './catalog-format.ts';
+import type { Localized } from '../formats/catalog-format.ts';
 import type { Message } from '../../src/wire/common.ts';
-import type { Shop } from './types.ts';
+import type { Shop } from '../formats/types.ts';
 import { supportsCurrency, type Rates } from './money.ts';
 
 export interface Locale {

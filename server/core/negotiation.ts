@@ -15,6 +15,8 @@
  * The version check (`version_unsupported`) is separate: `negotiateVersion`.
  */
 
+import { DomainError } from './errors.ts';
+
 export interface VersionConstraint {
   min: string;
   max?: string;
@@ -38,13 +40,15 @@ export type CapabilityRegistry = Record<string, CapabilityDecl[]>;
 /** name → negotiated version. */
 export type Negotiated = Map<string, string>;
 
-export class NegotiationError extends Error {
+/** No common version (`version_unsupported`) or a required capability missing (`capabilities_incompatible`). */
+export class NegotiationError extends DomainError {
+  declare readonly code: 'version_unsupported' | 'capabilities_incompatible';
   constructor(
-    readonly code: 'version_unsupported' | 'capabilities_incompatible',
+    code: 'version_unsupported' | 'capabilities_incompatible',
     message: string,
     readonly missing: string[] = [],
   ) {
-    super(message);
+    super('invalid', code, message);
   }
 }
 

@@ -6,12 +6,13 @@
  */
 import { z } from 'zod';
 import type { DB } from '../db/index.ts';
-import type { Shop } from './types.ts';
-import { InvalidRequest, parseOrThrow, type FieldIssue } from './errors.ts';
+import type { Shop } from '../formats/types.ts';
+import { InvalidRequest, type FieldIssue } from './errors.ts';
+import { validate } from './validate.ts';
 import { loadVariants } from './catalog.ts';
 import { isAvailable, unitsAvailable } from './stock.ts';
 import { findCustomer } from './customers.ts';
-import { randomToken } from '../oauth/crypto.ts';
+import { randomToken } from '../lib/crypto.ts';
 import { enqueueOrderEvent } from './webhooks.ts';
 
 export const MAX_ORDER_ITEMS = 100;
@@ -76,7 +77,7 @@ function titleOf(v: unknown, lang: string): string {
 
 /** Validates and prices an order; throws InvalidRequest('validation_failed') naming every problem. */
 export async function createOrder(db: DB, shop: Shop, input: unknown): Promise<Order> {
-  const req = parseOrThrow(NewOrder, input);
+  const req = validate(NewOrder, input);
   const issues: FieldIssue[] = [];
   const customer = await findCustomer(db, shop.id, req.customer_id);
   if (!customer) issues.push({ path: '$.customer_id', code: 'unknown_customer', content: `No customer ${req.customer_id} for this merchant.` });
@@ -149,7 +150,7 @@ export const OrderStatusChange = z.strictObject({ status: z.enum(ORDER_STATUSES)
  * (`invalid_transition`). A change emits `order.updated` in the same transaction.
  */
 export async function updateOrderStatus(db: DB, shop: Shop, id: string, input: unknown): Promise<Order | null> {
-  const req = parseOrThrow(OrderStatusChange, input);
+  const req = validate(OrderStatusChange, input);
   return db.transaction().execute(async (tx) => {
     const row = await tx.selectFrom('orders').select([...COLS]).where('shop_id', '=', shop.id).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!row) return null;

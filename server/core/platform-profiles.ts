@@ -19,19 +19,19 @@
  *
  * `fetch` is injectable (tests serve profiles from memory or over a loopback TLS server).
  */
-import { publicFetch } from '../http/public-fetch.ts';
-import { localFetch } from '../http/local-fetch.ts';
+import { publicFetch } from '../lib/public-fetch.ts';
+import { localFetch } from '../lib/local-fetch.ts';
 import * as z from 'zod/mini';
 import { PlatformProfile } from '../../src/wire/platform-profile.ts';
+import { DomainError } from './errors.ts';
 
 export type ProfileErrorCode = 'invalid_profile_url' | 'profile_unreachable' | 'profile_malformed';
 
-export class ProfileError extends Error {
-  constructor(
-    readonly code: ProfileErrorCode,
-    message: string,
-  ) {
-    super(message);
+/** A platform profile that cannot be used: a bad URL (`malformed`), unreachable (`unavailable`: the failure is upstream), or not a profile (`invalid`). */
+export class ProfileError extends DomainError {
+  declare readonly code: ProfileErrorCode;
+  constructor(code: ProfileErrorCode, message: string) {
+    super(code === 'invalid_profile_url' ? 'malformed' : code === 'profile_unreachable' ? 'unavailable' : 'invalid', code, message);
   }
 }
 
@@ -261,7 +261,7 @@ export function platformProfiles(allowInsecureLoopback: boolean, mode: 'developm
   let p = shared.get(key);
   if (!p) {
     // In production, profile URLs (chosen by whoever sends a request) reach public addresses only:
-    // never the shop's own network or a cloud metadata service (server/http/public-fetch.ts).
+    // never the shop's own network or a cloud metadata service (server/lib/public-fetch.ts).
     // In development, `*.localhost` names resolve to loopback (the demo agent's profile lives there).
     p = new PlatformProfiles({ fetch: mode === 'production' ? publicFetch : localFetch, ...overrides, allowInsecureLoopback });
     shared.set(key, p);

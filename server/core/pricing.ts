@@ -2,7 +2,7 @@
  * Cart arithmetic, pure: line and cart totals, discount allocation and the tax estimate. Every
  * amount is an integer in the cart currency's minor units; rounding is half away from zero.
  */
-import type { ShopSettings } from './types.ts';
+import type { ShopSettings } from '../formats/types.ts';
 
 export function roundHalfAwayFromZero(x: number): number {
   return Math.sign(x) * Math.round(Math.abs(x));

@@ -10,7 +10,7 @@
  */
 import type { DB } from '../db/index.ts';
 import { isSingleWriter } from '../db/index.ts';
-import type { StoredProduct, StoredVariant } from './types.ts';
+import type { StoredProduct, StoredVariant } from '../formats/types.ts';
 
 export interface VariantHit {
   product: StoredProduct;

@@ -5,7 +5,7 @@
  */
 import type { CustomizationDef as WireCustomization, Product, Variant } from '../../src/wire/catalog.ts';
 import type { Price } from '../../src/wire/common.ts';
-import type { StoredProduct, StoredVariant, CustomizationDef } from './types.ts';
+import type { StoredProduct, StoredVariant, CustomizationDef } from '../formats/types.ts';
 import type { Locale } from './localize.ts';
 import { text } from './localize.ts';
 import { convert } from './money.ts';

@@ -3,8 +3,8 @@
  * few seconds because every request needs it and settings change rarely.
  */
 import type { DB } from '../db/index.ts';
-import { ShopSettings } from './catalog-format.ts';
-import type { Shop } from './types.ts';
+import { ShopSettings } from '../formats/catalog-format.ts';
+import type { Shop } from '../formats/types.ts';
 
 const TTL_MS = 5_000;
 const cache = new Map<string, { shop: Shop | null; at: number }>();

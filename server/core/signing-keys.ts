@@ -28,13 +28,23 @@ export interface PublicSigningJwk {
 
 const DEV_SECRET = 'ucp-storefront-development-key-encryption-secret (not for production)';
 
+/**
+ * The secret keys are derived from: set once per process by each entry point that opens the
+ * database (server, cluster primary, CLI) from its Config, before any key is read or written.
+ */
+let configuredSecret: string | undefined;
+
+export function useKeyEncryptionSecret(secret: string | undefined): void {
+  configuredSecret = secret;
+}
+
 function secret(): string {
-  return process.env.KEY_ENCRYPTION_SECRET || DEV_SECRET;
+  return configuredSecret || DEV_SECRET;
 }
 
 /** Startup check: warns once when production runs on the development secret. */
 export function checkKeyEncryptionSecret(mode: 'development' | 'production', log: (m: string) => void = console.warn): void {
-  if (mode === 'production' && !process.env.KEY_ENCRYPTION_SECRET) {
+  if (mode === 'production' && !configuredSecret) {
     log('[signing-keys] WARNING: KEY_ENCRYPTION_SECRET is not set; webhook signing keys are encrypted with the public development secret. Set it (e.g. `openssl rand -base64 32`) and rotate keys.');
   }
 }

@@ -4,7 +4,7 @@
  * orders and the catalog's `availability` — so no path promises what another would refuse.
  * Pure functions: no database, no HTTP. docs/carts.md "Stock" is the reference.
  */
-import type { StoredVariant } from './types.ts';
+import type { StoredVariant } from '../formats/types.ts';
 
 /**
  * Units a buyer may take now: null = no limit (inventory not tracked, or the variant sells on

@@ -7,9 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import type { Shop } from './types.ts';
+import type { Shop } from '../formats/types.ts';
 import { z } from 'zod';
-import { InvalidRequest, parseOrThrow } from './errors.ts';
+import { InvalidRequest } from './errors.ts';
+import { validate } from './validate.ts';
 import { ensureShopKey } from './signing-keys.ts';
 import { forgetCachedShops } from './shops.ts';
 
@@ -115,7 +116,7 @@ export async function getEndpoint(db: DB, shopId: string, id: string): Promise<W
  * ("endpoint disabled"; a merchant can redeliver them after enabling it again).
  */
 export async function updateEndpoint(db: DB, shopId: string, id: string, input: unknown, mode: Mode): Promise<WebhookEndpoint | null> {
-  const change = parseOrThrow(SCHEMAS[mode].update, input);
+  const change = validate(SCHEMAS[mode].update, input);
   return db.transaction().execute(async (tx) => {
     const row = await tx
       .updateTable('webhook_endpoints')
@@ -155,7 +156,7 @@ function inputSchemas(mode: Mode) {
   };
 }
 const SCHEMAS = { development: inputSchemas('development'), production: inputSchemas('production') };
-/** The request bodies as published (the OpenAPI document of the merchant API: server/openapi/merchant.ts). */
+/** The request bodies as published (the OpenAPI document of the merchant API: server/merchant/openapi.ts). */
 export const WEBHOOK_BODIES = SCHEMAS.production;
 
 /**
@@ -164,7 +165,7 @@ export const WEBHOOK_BODIES = SCHEMAS.production;
  * creates its signing key.
  */
 export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: Mode): Promise<WebhookEndpoint> {
-  const { url, events = [...WEBHOOK_EVENTS], public_origin: origin } = parseOrThrow(SCHEMAS[mode].create, input);
+  const { url, events = [...WEBHOOK_EVENTS], public_origin: origin } = validate(SCHEMAS[mode].create, input);
 
   const endpoint = await db.transaction().execute(async (tx) => {
     const count = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).executeTakeFirstOrThrow();

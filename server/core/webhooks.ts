@@ -8,11 +8,11 @@
  * again when the lease runs out. `for update skip locked` lets several processes share the queue on
  * PostgreSQL; PGlite (one connection) runs the same SQL.
  */
-import { publicFetch } from '../http/public-fetch.ts';
+import { publicFetch } from '../lib/public-fetch.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import type { Shop } from './types.ts';
+import type { Shop } from '../formats/types.ts';
 import { contentDigest, sign } from './http-signatures.ts';
 import { ensureShopKey } from './signing-keys.ts';
 import { findShopById } from './shops.ts';
@@ -166,14 +166,9 @@ interface Resolved {
   batchSize: number;
 }
 
-const envNum = (name: string): number | undefined => {
-  const v = Number(process.env[name]);
-  return process.env[name] && Number.isFinite(v) && v > 0 ? v : undefined;
-};
-
 /**
  * Production deliveries reach public addresses only, whatever the endpoint's name resolves to by
- * then (server/http/public-fetch.ts); development also reaches loopback receivers.
+ * then (server/lib/public-fetch.ts); development also reaches loopback receivers.
  */
 export function deliveryFetch(mode: Mode): typeof globalThis.fetch {
   return mode === 'production' ? publicFetch : globalThis.fetch;
@@ -181,16 +176,16 @@ export function deliveryFetch(mode: Mode): typeof globalThis.fetch {
 
 function resolve(o: WebhookWorkerOptions): Resolved {
   const timeoutMs = o.timeoutMs ?? 10_000;
-  const mode = o.mode ?? (process.env.NODE_ENV === 'production' ? 'production' : 'development');
+  const mode = o.mode ?? 'development';
   return {
     mode,
-    intervalMs: o.intervalMs ?? envNum('WEBHOOK_POLL_MS') ?? 1000,
+    intervalMs: o.intervalMs ?? 1000,
     fetch: o.fetch ?? deliveryFetch(mode),
-    retryBaseMs: o.retryBaseMs ?? envNum('WEBHOOK_RETRY_BASE_MS') ?? 30_000,
+    retryBaseMs: o.retryBaseMs ?? 30_000,
     maxDelayMs: o.maxDelayMs ?? 6 * 3600_000,
-    maxAttempts: o.maxAttempts ?? envNum('WEBHOOK_MAX_ATTEMPTS') ?? 12,
+    maxAttempts: o.maxAttempts ?? 12,
     timeoutMs,
-    leaseMs: o.leaseMs ?? envNum('WEBHOOK_LEASE_MS') ?? timeoutMs + 50_000,
+    leaseMs: o.leaseMs ?? timeoutMs + 50_000,
     batchSize: o.batchSize ?? 10,
   };
 }

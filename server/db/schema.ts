@@ -3,7 +3,7 @@
  * JSON columns are typed as the shape the domain core stores in them.
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { ShopSettings, StoredProduct, StoredDiscount, StoredCartLine, StoredCartDiscounts } from '../core/types.ts';
+import type { ShopSettings, StoredProduct, StoredDiscount, StoredCartLine, StoredCartDiscounts } from '../formats/types.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;

@@ -6,18 +6,14 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { NoSuchShop, resetShop } from '../seed/reset.ts';
+import { resetShop } from '../seed/reset.ts';
 
 export function devRoutes() {
   const app = new Hono<AppEnv>();
   app.post('/shops/:id/reset', async (c) => {
     if (c.get('config').mode !== 'development') return c.notFound();
-    try {
-      return c.json(await resetShop(c.get('db'), c.req.param('id')));
-    } catch (e) {
-      if (e instanceof NoSuchShop) return c.json({ code: 'not_found', content: e.message }, 404);
-      throw e;
-    }
+    // An unknown shop is NoSuchShop: 404 by the REST table (http/errors.ts).
+    return c.json(await resetShop(c.get('db'), c.req.param('id')));
   });
   return app;
 }

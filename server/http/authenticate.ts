@@ -18,7 +18,8 @@
  */
 import type { DB } from '../db/index.ts';
 import type { Config } from '../config.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
+import { DomainError, ERROR_CODES } from '../core/errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
 import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Tier } from '../core/access-policy.ts';
 import { verifyChannelKey } from '../core/channel-keys.ts';
@@ -26,7 +27,7 @@ import { checkStorefrontToken, isStorefrontToken } from '../core/storefront-toke
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/negotiation.ts';
 import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/platform-profiles.ts';
 import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatures.ts';
-import { CAPABILITIES, demoAgentProfileUrl } from '../ucp/profile.ts';
+import { CAPABILITIES, demoAgentProfileUrl, responseMeta, type Operation } from '../core/ucp-profile.ts';
 import { operationClass, spendTransportBudget, type BudgetClient } from './transport-limits.ts';
 
 /** Seconds a signature's `created` may differ from our clock. */
@@ -52,20 +53,26 @@ export type AccessErrorCode =
 
 const DISCOVERY_CODES = new Set(['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported']);
 
-/** A refusal, with the REST status and the MCP JSON-RPC code it maps to (docs/access.md table). */
-export class AccessDenied extends Error {
+const KIND_OF_STATUS = { 400: 'malformed', 401: 'unauthorized', 403: 'forbidden', 422: 'invalid', 424: 'unavailable', 429: 'rate_limited' } as const;
+
+/**
+ * A refusal. UCP fixes the status and JSON-RPC code per refusal code (docs/access.md table), so
+ * this member of the error family carries them; both edges answer with them as they are.
+ */
+export class AccessDenied extends DomainError {
+  declare readonly code: AccessErrorCode;
   readonly status: 400 | 401 | 403 | 422 | 424 | 429;
   readonly rpcCode: -32000 | -32001 | -32600;
   readonly headers: Record<string, string>;
   constructor(
-    readonly code: AccessErrorCode,
+    code: AccessErrorCode,
     message: string,
     status: 400 | 401 | 403 | 422 | 424 | 429,
     headers: Record<string, string> = {},
     /** Seconds until a refused (429) caller may try again; MCP carries it as `retry_after`. */
     readonly retryAfter?: number,
   ) {
-    super(message);
+    super(KIND_OF_STATUS[status], code, message);
     this.status = status;
     this.headers = headers;
     this.rpcCode = DISCOVERY_CODES.has(code) ? -32001 : code === 'digest_mismatch' || code === 'algorithm_unsupported' ? -32600 : -32000;
@@ -73,15 +80,29 @@ export class AccessDenied extends Error {
 }
 
 /** Negotiation found no version of the capability the operation needs: a business outcome (200 / result). */
-export class CapabilitiesIncompatible extends Error {
-  readonly code = 'capabilities_incompatible';
+export class CapabilitiesIncompatible extends DomainError {
+  declare readonly code: typeof ERROR_CODES.capabilitiesIncompatible;
   constructor(
     message: string,
     readonly negotiated: ReadonlySet<string>,
     readonly missing: string[],
   ) {
-    super(message);
+    super('invalid', ERROR_CODES.capabilitiesIncompatible, message);
   }
+}
+
+/** Response family (which capabilities are relevant) of an operation. */
+export function operationFamily(op: OperationName): Operation {
+  return op === 'search_catalog' ? 'search' : op === 'lookup_catalog' || op === 'get_product' ? 'lookup' : 'cart';
+}
+
+/** UCP error envelope for `capabilities_incompatible` (HTTP 200 on REST, a result on MCP). */
+export function incompatibleBody(e: CapabilitiesIncompatible, op: OperationName, origin: string) {
+  return {
+    ucp: { ...responseMeta(operationFamily(op), e.negotiated), status: 'error' as const },
+    messages: [{ type: 'error' as const, code: e.code, content: e.message, severity: 'unrecoverable' as const }],
+    continue_url: `${origin}/`,
+  };
 }
 
 export type Principal =

@@ -1,53 +1,39 @@
 /**
- * Reading and validating JSON bodies: 415 for a wrong content type, 400 for malformed JSON, 400
- * naming every bad field (as an RFC 9535 JSONPath) for schema violations. The 413 size limit is
- * enforced before this by the body-limit middleware.
+ * Reading JSON bodies, for every edge (UCP REST and the merchant API): 415 for a wrong content
+ * type, 400 for malformed JSON, and optionally the text rule (src/wire/input.ts) on the whole body.
+ * Byte limits (413) are enforced before this by body-limit.ts; schemas are applied after, by the
+ * one validation helper (core/validate.ts).
  */
 import type { Context } from 'hono';
-import * as z from 'zod/mini';
-import { en } from 'zod/locales';
-import { InvalidRequest, type FieldIssue } from '../core/errors.ts';
-import { ProtocolFailure } from './errors.ts';
-import { jsonPath, inputProblem, MAX_UCP_STRING_LENGTH } from '../../src/wire/input.ts';
+import { DomainError, ERROR_CODES } from '../core/errors.ts';
+import { validate, type ValidateOptions } from '../core/validate.ts';
+import { inputProblem, MAX_UCP_STRING_LENGTH } from '../../src/wire/input.ts';
 
-z.config(en());
+/** How UCP bodies and tool arguments are validated: code `invalid_request`, the UCP text rule first. */
+export const UCP_INPUT: ValidateOptions = { code: ERROR_CODES.invalidRequest, maxString: MAX_UCP_STRING_LENGTH };
 
-export { jsonPath };
-
-export function zodIssues(error: z.core.$ZodError, root = '$'): FieldIssue[] {
-  return error.issues.map((i) => ({ path: jsonPath(i.path, root), code: `invalid_${i.code}`.replace('invalid_invalid_', 'invalid_'), content: i.message }));
+export interface ReadJsonOptions {
+  /** An empty body reads as `{}` (UCP's operations without a body); otherwise it is malformed JSON. */
+  emptyIsObject?: boolean;
+  /** Apply the text rule to the whole body here, failing with this code (the merchant API's `invalid_input`). */
+  text?: { maxString: number; code: string };
 }
 
-/** Validates a value against a wire schema; throws InvalidRequest naming each bad field. */
-export function validate<T extends z.ZodMiniType>(schema: T, value: unknown, root = '$'): z.infer<T> {
-  const bad = inputProblem(value, { root, maxString: MAX_UCP_STRING_LENGTH });
-  if (bad) {
-    throw new InvalidRequest('invalid_request', `The request has 1 invalid field: ${bad.path} (${bad.content})`, [{ path: bad.path, code: 'invalid_character', content: bad.content }]);
-  }
-  const r = z.safeParse(schema, value);
-  if (r.success) return r.data;
-  const issues = zodIssues(r.error, root);
-  throw new InvalidRequest(
-    'invalid_request',
-    `The request has ${issues.length} invalid field${issues.length === 1 ? '' : 's'}: ${issues.map((i) => `${i.path} (${i.content})`).join('; ')}`,
-    issues,
-  );
-}
-
-export async function readJson(c: Context): Promise<unknown> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
-    throw new ProtocolFailure(415, { code: 'unsupported_media_type', content: 'Send the body as application/json.' });
+export async function readJson(c: Context, opts: ReadJsonOptions = { emptyIsObject: true }): Promise<unknown> {
+  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+    throw new DomainError('unsupported_media_type', ERROR_CODES.unsupportedMediaType, 'Send the body as application/json.');
   }
   const raw = await c.req.text();
-  if (raw.trim() === '') return {};
+  if (opts.emptyIsObject && raw.trim() === '') return {};
+  let body: unknown;
   try {
-    return JSON.parse(raw);
+    body = JSON.parse(raw);
   } catch (e) {
-    throw new ProtocolFailure(400, { code: 'invalid_json', content: `The body is not valid JSON: ${(e as Error).message}` });
+    throw new DomainError('malformed', ERROR_CODES.invalidJson, `The body is not valid JSON: ${(e as Error).message}`);
   }
-}
-
-export async function readBody<T extends z.ZodMiniType>(c: Context, schema: T): Promise<z.infer<T>> {
-  return validate(schema, await readJson(c));
+  if (opts.text) {
+    const bad = inputProblem(body, { maxString: opts.text.maxString });
+    if (bad) throw new DomainError('malformed', opts.text.code, `${bad.path}: ${bad.content}`, [{ path: bad.path, code: 'invalid_character', content: bad.content }]);
+  }
+  return body;
 }

@@ -1,7 +1,7 @@
 /** The per-request values every transport reads: the database, the shop, the public origin. */
 import type { DB } from '../db/index.ts';
 import type { Config } from '../config.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import type { AccessContext } from './authenticate.ts';
 
 export interface AppVariables {

@@ -8,7 +8,7 @@
  * `settings.rate_limits`.
  */
 import type { DB } from '../db/index.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import type { OperationName, Tier } from '../core/access-policy.ts';
 import { bucketStoreFor } from './db-bucket-store.ts';
 import type { BucketPolicy } from './rate-limit.ts';

@@ -14,8 +14,7 @@
  */
 import type { Config } from '../config.ts';
 import { isOperation, type OperationName } from '../core/access-policy.ts';
-import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompatible, type AccessContext } from '../http/authenticate.ts';
-import { incompatibleBody } from '../ucp/access.ts';
+import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompatible, incompatibleBody, type AccessContext } from '../http/authenticate.ts';
 import { McpProtocolError } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';

@@ -22,13 +22,12 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { answerJson, toolResult } from './result-json.ts';
-import { isUnavailable } from '../http/errors.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
-import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
+import { fromDomainError, McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import { callTool, inputSchemaOf, invalidParams, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 import { inputErrorResult } from './input-errors.ts';
-import { InvalidRequest, RequestTooLarge, UNAVAILABLE } from '../core/errors.ts';
+import { DomainError, INTERNAL, InvalidRequest, isUnavailable, RequestTooLarge, UNAVAILABLE } from '../core/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
@@ -84,11 +83,13 @@ function buildServer(): Server {
       if (e instanceof RequestTooLarge) throw record(state, invalidParams(e));
       if (e instanceof InvalidRequest) return inputErrorResult(e, request.params.arguments, inputSchemaOf(request.params.name));
       if (e instanceof McpProtocolError) throw record(state, e);
-      if (isUnavailable(e)) {
-        throw record(state, new McpProtocolError(RPC.server, 503, { code: UNAVAILABLE.code, content: UNAVAILABLE.content, retry_after: UNAVAILABLE.retryAfterSeconds }));
+      if (e instanceof DomainError) {
+        if (e.cause !== undefined && (e.kind === 'unavailable' || e.kind === 'internal')) console.error('[mcp]', e.code, e.cause);
+        throw record(state, fromDomainError(e));
       }
+      if (isUnavailable(e)) throw record(state, fromDomainError(new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content)));
       console.error('[mcp] tool failed', request.params.name, e);
-      throw record(state, new McpProtocolError(RPC.internal, 500, { code: 'internal_error', content: 'An internal error occurred; it has been logged.' }));
+      throw record(state, fromDomainError(new DomainError('internal', INTERNAL.code, INTERNAL.content)));
     }
   });
   return server;

@@ -7,15 +7,14 @@
  * `{meta, catalog}` for the catalog tools, `{meta, cart}` / `{meta, id}` / `{meta, id, cart}` for carts.
  */
 import * as z from 'zod/mini';
-import { UNAVAILABLE } from '../core/errors.ts';
 import type { DB } from '../db/index.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
 import { getProductOp, lookupCatalogOp, searchCatalogOp } from '../ucp/catalog-operations.ts';
 import { InvalidRequest, RequestTooLarge } from '../core/errors.ts';
 import { issueMessages } from '../http/errors.ts';
-import { MCP_SCHEMA_URL } from '../ucp/profile.ts';
+import { MCP_SCHEMA_URL } from '../core/ucp-profile.ts';
 import { CART_NOTE, CATALOG_TEXT, CUSTOMIZATION_NOTE, jsonSchema } from '../ucp/tool-text.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from '../ucp/cart-operations.ts';
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
@@ -99,16 +98,9 @@ function opContext(ctx: ToolContext, meta: CallMetaValues): OperationContext {
   };
 }
 
-/** OperationResult → result body, or the REST 409/503 as JSON-RPC -32000 with that HTTP status. */
+/** An operation's body as the tool result (failures were thrown, and mapped by mcp/errors.ts). */
 export function cartResult(r: OperationResult): Body {
-  if (r.status === 200 || r.status === 201) return r.body as Body;
-  const body = (r.body ?? {}) as { code?: string; content?: string };
-  const data = {
-    code: body.code ?? (r.status === 409 ? 'idempotency_conflict' : 'service_unavailable'),
-    content: body.content ?? (r.status === 409 ? 'This idempotency key was already used with different parameters.' : UNAVAILABLE.content),
-    ...(r.status === 503 ? { retry_after: 2 } : {}),
-  };
-  throw new McpProtocolError(RPC.server, r.status, data);
+  return r.body as Body;
 }
 
 function cartId(args: Record<string, unknown>): string {

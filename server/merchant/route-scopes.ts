@@ -1,6 +1,6 @@
 /**
  * Which OAuth scope each merchant API route needs: the routes are guarded with it
- * (server/merchant/routes.ts), the OpenAPI document lists it (server/openapi/merchant.ts), and
+ * (server/merchant/routes.ts), the OpenAPI document lists it (server/merchant/openapi.ts), and
  * test/merchant.test.ts walks it. Its own module so neither of those imports the other.
  */
 export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; scope: string }> = [

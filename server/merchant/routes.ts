@@ -5,86 +5,52 @@
  * it. Errors use one envelope: `{ "error": { "code", "message", "details"?, "required_scope"? } }`.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { UNAVAILABLE } from '../core/errors.ts';
 import { API_PATH_VERSION } from '../version.ts';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
-import { isInvalidText, isUnavailable } from '../http/errors.ts';
-import type { Shop } from '../core/types.ts';
-import { InvalidRequest, parseOrThrow, type FieldIssue } from '../core/errors.ts';
-import { inputProblem, MAX_MERCHANT_STRING_LENGTH } from '../../src/wire/input.ts';
+import { readJson as readJsonBody } from '../http/body.ts';
+import type { Shop } from '../formats/types.ts';
+import { DomainError } from '../core/errors.ts';
+import { validate } from '../core/validate.ts';
+import { MAX_MERCHANT_STRING_LENGTH } from '../../src/wire/input.ts';
+import { asDomainError, envelope } from './errors.ts';
 import { findShopById } from '../core/shops.ts';
-import { StoredProduct } from '../core/catalog-format.ts';
+import { StoredProduct } from '../formats/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
-import { Conflict, createCustomer, findCustomer, listCustomers } from '../core/customers.ts';
+import { createCustomer, findCustomer, listCustomers } from '../core/customers.ts';
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
 import { getInventory, setInventory } from '../core/inventory.ts';
 import { listDeliveries, redeliver } from '../core/webhooks.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/webhook-endpoints.ts';
 import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
-import { authenticateBearer } from '../oauth/routes.ts';
+import { authenticateBearer } from '../oauth/bearer.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
-import { merchantOpenApi } from '../openapi/merchant.ts';
+import { merchantOpenApi } from './openapi.ts';
 
 /** The merchant API's path version (server/version.ts: the one place that names versions). */
 export const API_VERSION = API_PATH_VERSION;
 
 export { ROUTE_SCOPES } from './route-scopes.ts';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly extra: { details?: FieldIssue[]; required_scope?: string } = {},
-  ) {
-    super(message);
-  }
-}
 
 type MerchantEnv = AppEnv & { Variables: AppEnv['Variables'] & { merchant: Shop; token: AccessTokenInfo } };
 
-function envelope(c: Context, e: ApiError) {
-  const details = e.extra.details?.map((d) => ({ path: d.path, code: d.code, message: d.content }));
-  return c.json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), ...(e.extra.required_scope ? { required_scope: e.extra.required_scope } : {}) } }, e.status);
-}
 
-function toApiError(err: unknown): ApiError | null {
-  if (err instanceof ApiError) return err;
-  if (err instanceof InvalidRequest) return new ApiError(422, err.code, err.message, { details: err.issues });
-  if (err instanceof Conflict) return new ApiError(409, err.code, err.message);
-  return null;
-}
 
-async function readJson(c: Context): Promise<unknown> {
-  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
-    throw new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.');
-  }
-  const raw = await c.req.text();
-  if (raw.length > 1024 * 1024) throw new ApiError(413, 'request_too_large', 'The body exceeds 1 MiB.');
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch (e) {
-    throw new ApiError(400, 'invalid_json', `The body is not valid JSON: ${(e as Error).message}`);
-  }
-  const bad = inputProblem(body, { maxString: MAX_MERCHANT_STRING_LENGTH });
-  if (bad) throw new ApiError(400, 'invalid_input', `${bad.path}: ${bad.content}`, { details: [{ path: bad.path, code: 'invalid_character', content: bad.content }] });
-  return body;
-}
+/** A merchant body: JSON (empty is malformed), the merchant text rule applied to all of it (400 `invalid_input`). */
+const readJson = (c: Context) => readJsonBody(c, { text: { maxString: MAX_MERCHANT_STRING_LENGTH, code: 'invalid_input' } });
 
 /** `limit` (1..250, default 50) and an opaque `cursor` from the previous page. */
 function pageParams(c: Context): { limit: number; after: number } {
   const rawLimit = c.req.query('limit');
   const limit = rawLimit === undefined ? 50 : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 250) throw new ApiError(400, 'invalid_parameter', 'limit must be an integer from 1 to 250.');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 250) throw new DomainError('malformed', 'invalid_parameter', 'limit must be an integer from 1 to 250.');
   const cursor = c.req.query('cursor');
   if (cursor === undefined || cursor === '') return { limit, after: 0 };
   // Only a cursor this API wrote round-trips exactly; base64url decoding alone skips stray characters.
   const m = /^p:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   const after = m ? Number(m[1]) : -1;
-  if (after < 0 || cursorOf(after) !== cursor) throw new ApiError(400, 'invalid_parameter', 'cursor is not one this API returned.');
+  if (after < 0 || cursorOf(after) !== cursor) throw new DomainError('malformed', 'invalid_parameter', 'cursor is not one this API returned.');
   return { limit, after };
 }
 
@@ -96,13 +62,13 @@ function guard(scope: string): MiddlewareHandler<MerchantEnv> {
     const auth = await authenticateBearer(c as unknown as Context<AppEnv>);
     if (!auth.ok) return auth.response;
     const merchantId = c.req.param('merchantId') ?? '';
-    const notFound = new ApiError(404, 'not_found', 'No such merchant for this access token.');
+    const notFound = new DomainError('not_found', 'not_found', 'No such merchant for this access token.');
     if (auth.token.merchantId !== merchantId) return envelope(c, notFound);
     const shop = await findShopById(c.get('db'), merchantId);
     if (!shop) return envelope(c, notFound);
     if (!auth.token.scope.includes(scope)) {
       c.header('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${scope}", error_description="This call needs the ${scope} scope"`);
-      return envelope(c, new ApiError(403, 'insufficient_scope', `This call needs the ${scope} scope.`, { required_scope: scope }));
+      return envelope(c, new DomainError('forbidden', 'insufficient_scope', `This call needs the ${scope} scope.`), { required_scope: scope });
     }
     c.set('merchant', shop);
     c.set('token', auth.token);
@@ -117,30 +83,14 @@ export function merchantRoutes() {
     try {
       await next();
     } catch (err) {
-      const e = toApiError(err);
-      if (!e) throw err;
-      c.res = envelope(c, e);
+      c.res = envelope(c, asDomainError(err));
     }
   });
-  r.onError((err, c) => {
-    const e = toApiError(err);
-    if (e) return envelope(c, e);
-    if (isInvalidText(err)) {
-      // PostgreSQL refuses U+0000 in text (PGlite accepts it): the input, not the server, is wrong.
-      return envelope(c, new ApiError(422, 'validation_failed', 'Text must not contain the NUL character (U+0000).'));
-    }
-    if (isUnavailable(err)) {
-      // Database unreachable or restarting: transient, nothing half-written (docs/deploy.md).
-      c.header('Retry-After', String(UNAVAILABLE.retryAfterSeconds));
-      return envelope(c, new ApiError(503, UNAVAILABLE.code, UNAVAILABLE.content));
-    }
-    console.error('[merchant-api] unhandled error', err);
-    return envelope(c, new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged.'));
-  });
+  r.onError((err, c) => envelope(c, asDomainError(err)));
 
   const v = `/${API_VERSION}`;
 
-  // The OpenAPI 3.1 document of this API (public: no token; server/openapi/merchant.ts).
+  // The OpenAPI 3.1 document of this API (public: no token; server/merchant/openapi.ts).
   r.get(`${v}/openapi.json`, (c) => c.json(merchantOpenApi(c.get('origin'), c.req.param('merchantId') ?? '')));
 
   // One group of routes per resource, each below.
@@ -152,7 +102,7 @@ export function merchantRoutes() {
   channelKeyRoutes(r, v);
 
   // Anything else under the merchant prefix: the same envelope.
-  r.all('*', (c) => envelope(c, new ApiError(404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  r.all('*', (c) => envelope(c, new DomainError('not_found', 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
   return r;
 }
 
@@ -184,7 +134,7 @@ function productRoutes(r: Hono<MerchantEnv>, v: string): void {
   const checkVariantIds = async (c: Context<MerchantEnv>, p: StoredProduct) => {
     const ids = p.variants.map((v) => v.id);
     const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (dup) throw new ApiError(422, 'validation_failed', `Variant id ${dup} appears twice.`, { details: [{ path: '$.variants', code: 'duplicate_variant_id', content: `Variant id ${dup} appears twice.` }] });
+    if (dup) throw new DomainError('invalid', 'validation_failed', `Variant id ${dup} appears twice.`, [{ path: '$.variants', code: 'duplicate_variant_id', content: `Variant id ${dup} appears twice.` }]);
     const taken = await c
       .get('db')
       .selectFrom('variants')
@@ -193,18 +143,18 @@ function productRoutes(r: Hono<MerchantEnv>, v: string): void {
       .where('id', 'in', ids)
       .where('product_id', '!=', p.id)
       .executeTakeFirst();
-    if (taken) throw new ApiError(409, 'variant_id_taken', `Variant id ${taken.id} belongs to product ${taken.product_id}.`);
+    if (taken) throw new DomainError('conflict', 'variant_id_taken', `Variant id ${taken.id} belongs to product ${taken.product_id}.`);
   };
 
   r.get(`${v}/products/:id`, guard('products_read'), async (c) => {
     const p = await loadProduct(c, c.req.param('id'));
-    if (!p) throw new ApiError(404, 'not_found', `No product ${c.req.param('id')}.`);
+    if (!p) throw new DomainError('not_found', 'not_found', `No product ${c.req.param('id')}.`);
     return c.json(p);
   });
 
   r.post(`${v}/products`, guard('products_write'), async (c) => {
-    const p = parseOrThrow(StoredProduct, await readJson(c));
-    if (await loadProduct(c, p.id)) throw new ApiError(409, 'product_exists', `Product ${p.id} already exists; use PUT to replace it.`);
+    const p = validate(StoredProduct, await readJson(c));
+    if (await loadProduct(c, p.id)) throw new DomainError('conflict', 'product_exists', `Product ${p.id} already exists; use PUT to replace it.`);
     await checkVariantIds(c, p);
     await upsertProducts(c.get('db'), c.get('merchant'), [p]);
     c.header('Location', `${new URL(c.req.url).pathname}/${encodeURIComponent(p.id)}`);
@@ -217,11 +167,11 @@ function productRoutes(r: Hono<MerchantEnv>, v: string): void {
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       const bodyId = (body as Record<string, unknown>).id;
       if (bodyId !== undefined && bodyId !== id) {
-        throw new ApiError(422, 'validation_failed', 'The body id must match the path.', { details: [{ path: '$.id', code: 'id_mismatch', content: `Expected ${id}.` }] });
+        throw new DomainError('invalid', 'validation_failed', 'The body id must match the path.', [{ path: '$.id', code: 'id_mismatch', content: `Expected ${id}.` }]);
       }
     }
-    const p = parseOrThrow(StoredProduct, { ...(body as object), id });
-    if (!(await loadProduct(c, id))) throw new ApiError(404, 'not_found', `No product ${id}; create it with POST.`);
+    const p = validate(StoredProduct, { ...(body as object), id });
+    if (!(await loadProduct(c, id))) throw new DomainError('not_found', 'not_found', `No product ${id}; create it with POST.`);
     await checkVariantIds(c, p);
     await upsertProducts(c.get('db'), c.get('merchant'), [p]);
     return c.json(p);
@@ -229,7 +179,7 @@ function productRoutes(r: Hono<MerchantEnv>, v: string): void {
 
   r.delete(`${v}/products/:id`, guard('products_write'), async (c) => {
     const ok = await deleteProduct(c.get('db'), c.get('merchant').id, c.req.param('id'));
-    if (!ok) throw new ApiError(404, 'not_found', `No product ${c.req.param('id')}.`);
+    if (!ok) throw new DomainError('not_found', 'not_found', `No product ${c.req.param('id')}.`);
     return c.body(null, 204);
   });
 }
@@ -239,13 +189,13 @@ function inventoryRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Inventory: one variant's level; a change is what the next cart read checks against.
   r.get(`${v}/inventory/:variantId`, guard('inventories_read'), async (c) => {
     const level = await getInventory(c.get('db'), c.get('merchant').id, c.req.param('variantId'));
-    if (!level) throw new ApiError(404, 'not_found', `No variant ${c.req.param('variantId')}.`);
+    if (!level) throw new DomainError('not_found', 'not_found', `No variant ${c.req.param('variantId')}.`);
     return c.json(level);
   });
 
   r.put(`${v}/inventory/:variantId`, guard('inventories_write'), async (c) => {
     const level = await setInventory(c.get('db'), c.get('merchant').id, c.req.param('variantId'), await readJson(c));
-    if (!level) throw new ApiError(404, 'not_found', `No variant ${c.req.param('variantId')}.`);
+    if (!level) throw new DomainError('not_found', 'not_found', `No variant ${c.req.param('variantId')}.`);
     return c.json(level);
   });
 }
@@ -261,7 +211,7 @@ function customerRoutes(r: Hono<MerchantEnv>, v: string): void {
 
   r.get(`${v}/customers/:id`, guard('customers_read'), async (c) => {
     const cus = await findCustomer(c.get('db'), c.get('merchant').id, c.req.param('id'));
-    if (!cus) throw new ApiError(404, 'not_found', `No customer ${c.req.param('id')}.`);
+    if (!cus) throw new DomainError('not_found', 'not_found', `No customer ${c.req.param('id')}.`);
     return c.json(cus);
   });
 
@@ -283,7 +233,7 @@ function orderRoutes(r: Hono<MerchantEnv>, v: string): void {
 
   r.get(`${v}/orders/:id`, guard('sales_read'), async (c) => {
     const o = await findOrder(c.get('db'), c.get('merchant').id, c.req.param('id'));
-    if (!o) throw new ApiError(404, 'not_found', `No order ${c.req.param('id')}.`);
+    if (!o) throw new DomainError('not_found', 'not_found', `No order ${c.req.param('id')}.`);
     return c.json(o);
   });
 
@@ -296,7 +246,7 @@ function orderRoutes(r: Hono<MerchantEnv>, v: string): void {
   // Status changes (the rule is in core/orders.ts); each change emits order.updated.
   r.put(`${v}/orders/:id`, guard('sales_write'), async (c) => {
     const o = await updateOrderStatus(c.get('db'), c.get('merchant'), c.req.param('id'), await readJson(c));
-    if (!o) throw new ApiError(404, 'not_found', `No order ${c.req.param('id')}.`);
+    if (!o) throw new DomainError('not_found', 'not_found', `No order ${c.req.param('id')}.`);
     return c.json(o);
   });
 }
@@ -311,7 +261,7 @@ function webhookRoutes(r: Hono<MerchantEnv>, v: string): void {
   r.get(`${v}/webhooks/deliveries`, guard('settings_read'), async (c) => {
     const { limit, after } = pageParams(c);
     const status = c.req.query('status');
-    if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new ApiError(400, 'invalid_parameter', 'status must be pending, delivered or failed.');
+    if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new DomainError('malformed', 'invalid_parameter', 'status must be pending, delivered or failed.');
     const { deliveries, next } = await listDeliveries(c.get('db'), c.get('merchant').id, { limit, after, status });
     return c.json({ deliveries, pagination: { limit, next_cursor: cursorOf(next) } });
   });
@@ -324,27 +274,27 @@ function webhookRoutes(r: Hono<MerchantEnv>, v: string): void {
 
   r.get(`${v}/webhooks/:id`, guard('settings_read'), async (c) => {
     const w = await getEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'));
-    if (!w) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
+    if (!w) throw new DomainError('not_found', 'not_found', `No webhook ${c.req.param('id')}.`);
     return c.json(w);
   });
 
   r.put(`${v}/webhooks/:id`, guard('settings_write'), async (c) => {
     const w = await updateEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'), await readJson(c), c.get('config').mode);
-    if (!w) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
+    if (!w) throw new DomainError('not_found', 'not_found', `No webhook ${c.req.param('id')}.`);
     return c.json(w);
   });
 
   r.post(`${v}/webhooks/deliveries/:id/redeliver`, guard('settings_write'), async (c) => {
     const r = await redeliver(c.get('db'), c.get('merchant').id, c.req.param('id'));
     if ('delivery' in r) return c.json(r.delivery, 202);
-    if (r.refused === 'not_found') throw new ApiError(404, 'not_found', `No webhook delivery ${c.req.param('id')}.`);
-    if (r.refused === 'already_pending') throw new ApiError(409, 'already_pending', 'This delivery is still pending; it will be attempted again on its own.');
-    throw new ApiError(409, 'endpoint_unavailable', 'The endpoint of this delivery was deleted or is disabled; enable it (PUT /3.0/webhooks/{id} {"active": true}) first.');
+    if (r.refused === 'not_found') throw new DomainError('not_found', 'not_found', `No webhook delivery ${c.req.param('id')}.`);
+    if (r.refused === 'already_pending') throw new DomainError('conflict', 'already_pending', 'This delivery is still pending; it will be attempted again on its own.');
+    throw new DomainError('conflict', 'endpoint_unavailable', 'The endpoint of this delivery was deleted or is disabled; enable it (PUT /3.0/webhooks/{id} {"active": true}) first.');
   });
 
   r.delete(`${v}/webhooks/:id`, guard('settings_write'), async (c) => {
     const ok = await deleteEndpoint(c.get('db'), c.get('merchant').id, c.req.param('id'));
-    if (!ok) throw new ApiError(404, 'not_found', `No webhook ${c.req.param('id')}.`);
+    if (!ok) throw new DomainError('not_found', 'not_found', `No webhook ${c.req.param('id')}.`);
     return c.body(null, 204);
   });
 }
@@ -357,7 +307,7 @@ function channelKeyRoutes(r: Hono<MerchantEnv>, v: string): void {
   });
 
   r.post(`${v}/channel_keys`, guard('sales_channel_write'), async (c) => {
-    const body = parseOrThrow(ChannelKeyInput, await readJson(c));
+    const body = validate(ChannelKeyInput, await readJson(c));
     const { key, record } = await issueChannelKey(c.get('db'), c.get('merchant').id, { profileUrl: body.profile_url, label: body.label }, { allowInsecureLoopback: allowInsecureProfiles(c.get('config')) });
     c.header('Location', `${new URL(c.req.url).pathname}/${record.id}`);
     return c.json({ ...record, key }, 201);
@@ -365,7 +315,7 @@ function channelKeyRoutes(r: Hono<MerchantEnv>, v: string): void {
 
   r.delete(`${v}/channel_keys/:id`, guard('sales_channel_write'), async (c) => {
     const k = await revokeChannelKey(c.get('db'), c.get('merchant').id, c.req.param('id'));
-    if (!k) throw new ApiError(404, 'not_found', `No channel key ${c.req.param('id')}.`);
+    if (!k) throw new DomainError('not_found', 'not_found', `No channel key ${c.req.param('id')}.`);
     return c.json(k);
   });
 }

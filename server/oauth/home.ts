@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
-import { demoAgentProfileUrl } from '../ucp/profile.ts';
+import { demoAgentProfileUrl } from '../core/ucp-profile.ts';
 import { layout } from './pages.ts';
 import { page } from './routes.ts';
 

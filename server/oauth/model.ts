@@ -11,7 +11,7 @@ import type { DB } from '../db/index.ts';
 import { authenticateApp } from '../core/accounts.ts';
 import { isKnownScope } from '../core/scopes.ts';
 import { now, nowMs } from './clock.ts';
-import { randomToken, sha256 } from './crypto.ts';
+import { randomToken, sha256 } from '../lib/crypto.ts';
 
 /** 6 months (182 days) and 2 years (730 days), in seconds. */
 export const ACCESS_TOKEN_LIFETIME = 182 * 24 * 3600;

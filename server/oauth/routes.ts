@@ -15,7 +15,8 @@ import { findShopById } from '../core/shops.ts';
 import { SCOPES, SCOPE_NAMES, parseScope } from '../core/scopes.ts';
 import { nowMs } from './clock.ts';
 import { textProblem } from '../../src/wire/input.ts';
-import { randomToken } from './crypto.ts';
+import { DomainError, ERROR_CODES } from '../core/errors.ts';
+import { randomToken } from '../lib/crypto.ts';
 import {
   ACCESS_TOKEN_LIFETIME,
   GRANTS,
@@ -28,14 +29,12 @@ import {
   type AccessTokenInfo,
 } from './model.ts';
 import { consentPage, errorPage, loginPage } from './pages.ts';
+import { authenticateBearer, issuerOf } from './bearer.ts';
+
+export { issuerOf };
 import { csrfOk, ensureSession, getSession, loginSession, type Session } from './session.ts';
 
 const REQUEST_LIFETIME_MS = 30 * 60 * 1000;
-
-/** The issuer: `AUTH_URL` when configured (always in production), else the platform origin the request came to. */
-export function issuerOf(c: Context<AppEnv>): string {
-  return (c.get('config').authUrl ?? c.get('origin')).replace(/\/+$/, '');
-}
 
 /** The per-merchant addresses (documented in docs/oauth.md). */
 export function merchantEndpoints(base: string, merchantId: string) {
@@ -77,12 +76,12 @@ export async function readForm(c: Context<AppEnv>): Promise<{ form: Record<strin
 }
 
 /** A form field the store cannot accept (NUL); rendered by the platform as a 400 naming the field. */
-export class FormTextError extends Error {
+export class FormTextError extends DomainError {
   constructor(
     readonly field: string,
     problem: string,
   ) {
-    super(`The form field ${JSON.stringify(field.replace(/\0/g, '\\u0000'))} is not acceptable: ${problem}`);
+    super('malformed', ERROR_CODES.invalidRequest, `The form field ${JSON.stringify(field.replace(/\0/g, '\\u0000'))} is not acceptable: ${problem}`);
   }
 }
 
@@ -91,27 +90,6 @@ function oauthError(c: Context<AppEnv>, status: 400 | 401 | 429, error: string, 
   c.header('Pragma', 'no-cache');
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
   return c.json({ error, error_description: description }, status);
-}
-
-/** Bearer token from the Authorization header (RFC 6750 §2.1). */
-export function bearerToken(c: Context): string | null {
-  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(c.req.header('authorization') ?? '');
-  return m ? m[1] : null;
-}
-
-export async function authenticateBearer(c: Context<AppEnv>): Promise<{ ok: true; token: AccessTokenInfo } | { ok: false; response: Response }> {
-  const realm = `realm="${issuerOf(c)}"`;
-  const raw = bearerToken(c);
-  if (!raw) {
-    c.header('WWW-Authenticate', `Bearer ${realm}`);
-    return { ok: false, response: c.json({ error: { code: 'unauthorized', message: 'Send Authorization: Bearer <access token>.' } }, 401) };
-  }
-  const token = await lookupAccessToken(c.get('db'), raw);
-  if (!token) {
-    c.header('WWW-Authenticate', `Bearer ${realm}, error="invalid_token", error_description="The access token is invalid, revoked or expired"`);
-    return { ok: false, response: c.json({ error: { code: 'invalid_token', message: 'The access token is invalid, revoked or expired.' } }, 401) };
-  }
-  return { ok: true, token };
 }
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1, form-encoded parts) or the body. */

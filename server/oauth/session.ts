@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppEnv } from '../http/env.ts';
 import { nowMs } from './clock.ts';
-import { randomToken, safeEqual, sha256 } from './crypto.ts';
+import { randomToken, safeEqual, sha256 } from '../lib/crypto.ts';
 
 export const SESSION_COOKIE = 'oauth_session';
 const SESSION_LIFETIME_MS = 12 * 3600 * 1000;

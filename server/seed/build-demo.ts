@@ -17,7 +17,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CatalogFile, type CustomizationDef, type StoredProduct, type StoredVariant } from '../core/catalog-format.ts';
+import { CatalogFile, type CustomizationDef, type StoredProduct, type StoredVariant } from '../formats/catalog-format.ts';
 
 type L = { en: string; fr?: string };
 type Localized = string | Record<string, string>;

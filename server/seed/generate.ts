@@ -6,7 +6,7 @@
  * Options: --products N (default 1000), --shop-id ID (shop_bench), --domain HOST (bench.localhost),
  * --name NAME, --seed N (1), --out FILE (default: stdout), --no-validate (skip per-product zod checks).
  *
- * Output is a valid CatalogFile (server/core/catalog-format.ts): English + French titles and
+ * Output is a valid CatalogFile (server/formats/catalog-format.ts): English + French titles and
  * descriptions assembled from word lists (so full-text search sees a varied vocabulary), 2–4
  * variants per product, a few customizations and discounts. Product i depends only on (seed, i),
  * so the output is deterministic and a catalog of N products is a prefix of one of N+M products.
@@ -21,7 +21,7 @@ import {
   type CustomizationDef,
   type StoredDiscount,
   type StoredVariant,
-} from '../core/catalog-format.ts';
+} from '../formats/catalog-format.ts';
 
 export interface GenerateOptions {
   /** Number of products. */

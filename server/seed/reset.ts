@@ -13,10 +13,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from '../db/index.ts';
 import { loadCatalogFile } from '../core/catalog-store.ts';
-import { CatalogFile } from '../core/catalog-format.ts';
+import { CatalogFile } from '../formats/catalog-format.ts';
 import { catalogChanged } from '../core/product-cache.ts';
 import { forgetCachedShops } from '../core/shops.ts';
 import { DEMO_DATA_DIR } from './demo.ts';
+import { DomainError, ERROR_CODES } from '../core/errors.ts';
 
 export interface ResetSummary {
   shop: string;
@@ -35,7 +36,12 @@ export function demoCatalogOf(shopId: string): unknown {
 }
 const SOURCE = Symbol('source');
 
-export class NoSuchShop extends Error {}
+/** Reset of a shop that does not exist: the CLI says so, the dev route answers 404. */
+export class NoSuchShop extends DomainError {
+  constructor(message: string) {
+    super('not_found', ERROR_CODES.notFound, message);
+  }
+}
 
 /** Resets `shopId`. `catalogFile`: a parsed catalog file to restore instead of the demo data. */
 export async function resetShop(db: DB, shopId: string, opts: { catalogFile?: unknown; catalogSource?: string } = {}): Promise<ResetSummary> {

@@ -11,7 +11,7 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import type { Product } from '../../src/wire/catalog.ts';
 import { cursorAt, searchCatalog } from '../core/catalog.ts';
 import { formatMoney } from '../core/money.ts';

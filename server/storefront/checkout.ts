@@ -8,7 +8,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import type { Cart } from '../../src/wire/cart.ts';
 import { HandoffCart } from '../../src/wire/cart.ts';
 import { checkoutHandoff } from '../core/checkout-handoff.ts';

@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import { text } from '../core/localize.ts';
 import { hostBundle, roleChunks } from './host-bundle.ts';
 import { protocolError } from '../http/errors.ts';

@@ -8,7 +8,7 @@
  */
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import { resolveLocale, type Locale } from '../core/localize.ts';
 
 export interface Prefs {

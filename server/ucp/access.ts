@@ -9,10 +9,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { parseDictionary } from 'structured-headers';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
-import { AccessDenied, authenticate, CapabilitiesIncompatible } from '../http/authenticate.ts';
+import { AccessDenied, authenticate, CapabilitiesIncompatible, incompatibleBody } from '../http/authenticate.ts';
 import type { OperationName } from '../core/access-policy.ts';
 import { shopOf } from './guard.ts';
-import { CAPABILITIES, responseMeta, type Operation } from './profile.ts';
+import { CAPABILITIES } from '../core/ucp-profile.ts';
 
 /** The UCP operation of a REST request (path relative to the REST endpoint), if it is one. */
 export function restOperation(method: string, path: string): OperationName | undefined {
@@ -31,11 +31,6 @@ export function restOperation(method: string, path: string): OperationName | und
   return undefined;
 }
 
-/** Response family (which capabilities are relevant) of an operation. */
-export function operationFamily(op: OperationName): Operation {
-  return op === 'search_catalog' ? 'search' : op === 'lookup_catalog' || op === 'get_product' ? 'lookup' : 'cart';
-}
-
 /** The `profile` member of `UCP-Agent` (RFC 8941 dictionary), or undefined when the header is absent. */
 export function ucpAgentProfile(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
@@ -52,15 +47,6 @@ export function ucpAgentProfile(header: string | undefined): string | undefined 
 /** The negotiated capability names of this request (all of ours outside an authenticated operation). */
 export function negotiatedOf(c: Context<AppEnv>): ReadonlySet<string> {
   return c.get('access')?.negotiated ?? new Set(Object.keys(CAPABILITIES));
-}
-
-/** UCP error envelope for `capabilities_incompatible` (HTTP 200 on REST, a result on MCP). */
-export function incompatibleBody(e: CapabilitiesIncompatible, op: OperationName, origin: string) {
-  return {
-    ucp: { ...responseMeta(operationFamily(op), e.negotiated), status: 'error' as const },
-    messages: [{ type: 'error' as const, code: e.code, content: e.message, severity: 'unrecoverable' as const }],
-    continue_url: `${origin}/`,
-  };
 }
 
 export function ucpAccess(): MiddlewareHandler<AppEnv> {

@@ -6,15 +6,16 @@
  */
 import type { RawBuilder } from 'kysely';
 import type { DB } from '../db/index.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/errors.ts';
 import { CartRejected, cancelCart, cartInsert, findCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
-import { fingerprint, IdempotencyConflict, IdempotencyUnavailable, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
-import { validate } from '../http/body.ts';
-import { CAP, responseMeta } from './profile.ts';
+import { fingerprint, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
+import { validate } from '../core/validate.ts';
+import { UCP_INPUT } from '../http/body.ts';
+import { CAP, responseMeta } from '../core/ucp-profile.ts';
 
 export interface OperationContext {
   db: DB;
@@ -27,7 +28,7 @@ export interface OperationContext {
 }
 
 export interface OperationResult {
-  status: 200 | 201 | 409 | 503;
+  status: 200 | 201;
   body: unknown;
 }
 
@@ -104,19 +105,14 @@ function keyScope(ctx: OperationContext, operation: string, cartId: string | nul
   return { shopId: ctx.shop.id, operation, key: ctx.idempotencyKey!, fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }) };
 }
 
-/** Maps the idempotency store's outcomes to answers: 409 for a reused key, 503 (fail closed) when it cannot be read or written. */
+/**
+ * A stored (or replayed) answer as an operation result. A reused key (IdempotencyConflict) and a
+ * store that cannot be read or written (IdempotencyUnavailable: fail closed) are thrown on to each
+ * edge's error table (409 / 503 on REST, -32000 on MCP).
+ */
 async function idempotent(run: () => Promise<{ status: number; body: unknown }>): Promise<OperationResult> {
-  try {
-    const r = await run();
-    return { status: r.status as OperationResult['status'], body: r.body };
-  } catch (e) {
-    if (e instanceof IdempotencyConflict) return { status: 409, body: { code: e.code, content: e.message } };
-    if (e instanceof IdempotencyUnavailable) {
-      if (e.cause) console.error('[carts] idempotency store failure', e.cause);
-      return { status: 503, body: { code: e.code, content: e.message } };
-    }
-    throw e;
-  }
+  const r = await run();
+  return { status: r.status as OperationResult['status'], body: r.body };
 }
 
 /**
@@ -146,7 +142,7 @@ function negotiatedDiscounts<T extends { discounts?: unknown }>(ctx: OperationCo
  * statement (runIdempotentInsert); without one it is simply run.
  */
 export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
-  const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input));
+  const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input, UCP_INPUT));
   const prepare = async (): Promise<{ result: OperationResult; insert?: (when?: RawBuilder<boolean>) => RawBuilder<unknown> }> => {
     try {
       const { record, messages, now, stock } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
@@ -169,7 +165,7 @@ export async function getCartOp(ctx: OperationContext, id: string): Promise<Oper
 }
 
 export async function updateCartOp(ctx: OperationContext, id: string, input: unknown): Promise<OperationResult> {
-  const { req, messages: notes } = negotiatedDiscounts(ctx, validate(UpdateCartRequest, input));
+  const { req, messages: notes } = negotiatedDiscounts(ctx, validate(UpdateCartRequest, input, UCP_INPUT));
   if (req.id !== undefined && req.id !== id) {
     throw new InvalidRequest('invalid_request', `The body names cart '${req.id}' but the request is for '${id}'.`, [
       { path: '$.id', code: 'id_mismatch', content: 'Must equal the cart id of the request (or be omitted).' },

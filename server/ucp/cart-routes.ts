@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { readJson } from '../http/body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
-import { ProtocolFailure } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { shopOf } from './guard.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-operations.ts';
 
@@ -18,10 +18,7 @@ function opContext(c: Context<AppEnv>): OperationContext {
   const negotiated = c.get('access')?.negotiated;
   const key = c.req.header('idempotency-key');
   if (key !== undefined && !IDEMPOTENCY_KEY_RE.test(key)) {
-    throw new ProtocolFailure(400, {
-      code: 'invalid_idempotency_key',
-      content: 'Idempotency-Key must be 1-255 visible ASCII characters (a UUID is recommended).',
-    });
+    throw new DomainError('malformed', 'invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters (a UUID is recommended).');
   }
   return {
     db: c.get('db'),
@@ -34,7 +31,6 @@ function opContext(c: Context<AppEnv>): OperationContext {
 }
 
 function send(c: Context<AppEnv>, r: OperationResult): Response {
-  if (r.status === 503) c.header('Retry-After', '2');
   return c.body(JSON.stringify(r.body), r.status, { 'Content-Type': 'application/json' });
 }
 

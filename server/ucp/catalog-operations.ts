@@ -6,13 +6,14 @@
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { DB } from '../db/index.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
 import { noticeMessages, resolveLocale, type RequestContext } from '../core/localize.ts';
 import { BusinessError } from '../core/errors.ts';
-import { validate } from '../http/body.ts';
+import { validate } from '../core/validate.ts';
+import { UCP_INPUT } from '../http/body.ts';
 import { errorResponse } from '../http/errors.ts';
-import { responseMeta } from './profile.ts';
+import { responseMeta } from '../core/ucp-profile.ts';
 
 export interface CatalogContext {
   db: DB;
@@ -41,14 +42,14 @@ export function withMessages<T extends object>(body: T, messages: Message[]): T 
 }
 
 export async function searchCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
-  const req = validate(SearchRequest, input);
+  const req = validate(SearchRequest, input, UCP_INPUT);
   const { locale, messages } = localize(ctx, req.context);
   const result = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
   return { body: withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, messages), language: locale.language };
 }
 
 export async function lookupCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
-  const req = validate(LookupRequest, input);
+  const req = validate(LookupRequest, input, UCP_INPUT);
   const { locale, messages } = localize(ctx, req.context);
   const result = await lookupCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
   return {
@@ -59,7 +60,7 @@ export async function lookupCatalogOp(ctx: CatalogContext, input: unknown): Prom
 
 /** One product; a miss is a UCP error_response (a business outcome, not a failure). */
 export async function getProductOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
-  const req = validate(GetProductRequest, input);
+  const req = validate(GetProductRequest, input, UCP_INPUT);
   const { locale, messages } = localize(ctx, req.context);
   try {
     const product = await getProduct(ctx.db, ctx.shop, req, locale, ctx.origin);

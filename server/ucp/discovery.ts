@@ -14,11 +14,11 @@ import type { Handler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/index.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 import { requestOrigin } from '../http/origin.ts';
 import { cachedShop } from '../core/shops.ts';
 import { shopOf } from './guard.ts';
-import { businessProfile } from './profile.ts';
+import { businessProfile } from '../core/ucp-profile.ts';
 import { publishedKeys } from '../core/signing-keys.ts';
 
 export const DISCOVERY_PATH = '/.well-known/ucp';

@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 
 export const requireProtocol: MiddlewareHandler<AppEnv> = async (c, next) => {
   const shop = c.get('shop');

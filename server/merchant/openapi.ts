@@ -6,14 +6,14 @@
  * Built once; each answer only sets `servers`.
  */
 import { z } from 'zod';
-import { ROUTE_SCOPES } from '../merchant/route-scopes.ts';
-import { StoredProduct } from '../core/catalog-format.ts';
+import { ROUTE_SCOPES } from './route-scopes.ts';
+import { StoredProduct } from '../formats/catalog-format.ts';
 import { NewCustomer } from '../core/customers.ts';
 import { NewOrder, OrderStatusChange } from '../core/orders.ts';
 import { WEBHOOK_BODIES } from '../core/webhook-endpoints.ts';
 import { SCOPES } from '../core/scopes.ts';
 import { PACKAGE_VERSION } from '../version.ts';
-import { json, requestSchema, type JsonObject } from './schema.ts';
+import { json, requestSchema, type JsonObject } from '../http/openapi-schema.ts';
 
 /**
  * `POST /3.0/channel_keys` reads two fields by hand (server/merchant/routes.ts); this is their shape.

@@ -3,7 +3,7 @@
  * response. One place, so discovery and responses never disagree about names or versions.
  */
 import { UCP_VERSION } from '../../src/wire/common.ts';
-import type { Shop } from '../core/types.ts';
+import type { Shop } from '../formats/types.ts';
 
 const SITE = `https://ucp.dev/${UCP_VERSION}`;
 export const SPEC_URL = `${SITE}/specification/overview`;

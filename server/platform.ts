@@ -5,16 +5,18 @@
  * handler).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from '../http/body-limit.ts';
-import { errorPage } from './pages.ts';
-import type { AppEnv, AppVariables } from '../http/env.ts';
-import { renderError } from '../http/errors.ts';
-import { htmlSecurityHeaders } from '../http/html-security.ts';
-import { FormTextError, oauthRoutes } from './routes.ts';
-import { adminRoutes } from './admin.ts';
-import { merchantRoutes } from '../merchant/routes.ts';
-import { devRoutes } from '../dev/routes.ts';
-import { platformHome } from './home.ts';
+import { bodyLimit } from './http/body-limit.ts';
+import { errorPage } from './oauth/pages.ts';
+import type { AppEnv, AppVariables } from './http/env.ts';
+import { renderError } from './http/errors.ts';
+import { htmlSecurityHeaders } from './http/html-security.ts';
+import { FormTextError, oauthRoutes } from './oauth/routes.ts';
+import { adminRoutes } from './oauth/admin.ts';
+import { merchantRoutes } from './merchant/routes.ts';
+import { devRoutes } from './dev/routes.ts';
+import { platformHome } from './oauth/home.ts';
+import { DomainError, ERROR_CODES } from './core/errors.ts';
+import { envelope } from './merchant/errors.ts';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -36,7 +38,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   const pageLimit = bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => c.html(errorPage('Request too large', `The form exceeds ${FORM_MAX_BYTES} bytes.`), 413) });
   inner.use('/admin', pageLimit);
   inner.use('/admin/*', pageLimit);
-  inner.use('/merchants/*', bodyLimit({ maxSize: MERCHANT_MAX_BYTES, onError: (c) => c.json({ error: { code: 'request_too_large', message: `The body exceeds ${MERCHANT_MAX_BYTES} bytes.` } }, 413) }));
+  inner.use('/merchants/*', bodyLimit({ maxSize: MERCHANT_MAX_BYTES, onError: (c) => envelope(c, new DomainError('too_large', ERROR_CODES.requestTooLarge, `The body exceeds ${MERCHANT_MAX_BYTES} bytes.`)) }));
   inner.get('/', platformHome);
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());

@@ -10,8 +10,8 @@ import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
 import { UCP_VERSION, type ProtocolError } from '../../src/wire/common.ts';
 import { PACKAGE_VERSION } from '../version.ts';
-import { REST_SCHEMA_URL, SPEC_URL } from '../ucp/profile.ts';
-import { json, requestSchema, type JsonObject } from './schema.ts';
+import { REST_SCHEMA_URL, SPEC_URL } from '../core/ucp-profile.ts';
+import { json, requestSchema, type JsonObject } from '../http/openapi-schema.ts';
 
 /** The flat protocol error (`ProtocolError` in src/wire/common.ts; the compiler keeps the two equal). */
 const ProtocolErrorBody = z.object({

@@ -1,0 +1,160 @@
+/**
+ * One error vocabulary (docs/errors.md): every deliberate refusal is a DomainError with a kind and
+ * a code, and each edge turns a kind into its answer through one table. These tests hold the
+ * family together (no stray Error subclasses for request failures) and prove each table on a
+ * thrown error, the way a route would throw it.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { Hono } from 'hono';
+import { Conflict, DomainError, ERROR_CODES, InvalidRequest, type ErrorKind } from '../server/core/errors.ts';
+import { validate } from '../server/core/validate.ts';
+import { REST_STATUS, renderError } from '../server/http/errors.ts';
+import { MERCHANT_STATUS, asDomainError, envelope } from '../server/merchant/errors.ts';
+import { MCP_ERRORS, fromDomainError, RPC } from '../server/mcp/errors.ts';
+import { IdempotencyConflict, IdempotencyUnavailable } from '../server/core/idempotency.ts';
+import { AccessDenied, CapabilitiesIncompatible } from '../server/http/authenticate.ts';
+import { z } from 'zod';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const KINDS: ErrorKind[] = ['malformed', 'invalid', 'too_large', 'unsupported_media_type', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'unavailable', 'internal'];
+
+/**
+ * Errors that are not request failures, so outside the family: a process that cannot start or a
+ * command line that is wrong (they end a process with a message), a network refusal inside the
+ * fetch stack, and each transport's own wire representation.
+ */
+const OUTSIDE_THE_FAMILY = new Set([
+  'server/core/errors.ts DomainError',
+  'server/config.ts ConfigError',
+  'server/cli/cli.ts UsageError',
+  'server/cli/cli.ts CliError',
+  'server/db/data-dir-lock.ts DataDirInUse',
+  'server/lib/public-fetch.ts NonPublicAddressError',
+  'server/mcp/errors.ts McpProtocolError',
+  'src/embedded/rpc.ts RpcError',
+]);
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(join(ROOT, p)).isDirectory() ? sources(p) : /\.(ts|tsx|mjs)$/.test(f) ? [p] : [];
+  });
+}
+
+async function restAnswer(err: unknown) {
+  const app = new Hono();
+  app.get('/', () => {
+    throw err;
+  });
+  app.onError(renderError);
+  const res = await app.request('/');
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
+}
+
+async function merchantAnswer(err: unknown) {
+  const app = new Hono();
+  app.get('/', () => {
+    throw err;
+  });
+  app.onError((e, c) => envelope(c, asDomainError(e)));
+  const res = await app.request('/');
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error: Record<string, unknown> } };
+}
+
+describe('the error family', () => {
+  it('has no Error subclass outside DomainError but the documented process-level ones', () => {
+    const found = [...['server', 'src'].flatMap(sources)].flatMap((f) =>
+      [...readFileSync(join(ROOT, f), 'utf8').matchAll(/class (\w+) extends Error\b/g)].map((m) => `${relative(ROOT, join(ROOT, f))} ${m[1]}`),
+    );
+    expect(found.filter((e) => !OUTSIDE_THE_FAMILY.has(e))).toEqual([]);
+    // The list is not stale either: each entry still exists.
+    expect([...OUTSIDE_THE_FAMILY].filter((e) => !found.includes(e))).toEqual([]);
+  });
+
+  it('every refusal the core and the access layer raise is a DomainError with a kind', () => {
+    for (const e of [new IdempotencyConflict(), new IdempotencyUnavailable(), new AccessDenied('rate_limited', 'slow down', 429), new CapabilitiesIncompatible('x', new Set(), ['dev.ucp.shopping.cart'])]) {
+      expect(e).toBeInstanceOf(DomainError);
+      expect(KINDS).toContain(e.kind);
+    }
+    expect(new AccessDenied('signature_invalid', 'x', 401).kind).toBe('unauthorized');
+    expect(new IdempotencyConflict().code).toBe(ERROR_CODES.idempotencyConflict);
+  });
+});
+
+describe('one table per edge', () => {
+  it('UCP REST: a kind becomes its status, with the code, the words and field messages', async () => {
+    const r = await restAnswer(new InvalidRequest('invalid_request', 'bad', [{ path: '$.a', code: 'invalid_type', content: 'expected number' }]));
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ code: 'invalid_request', content: 'bad', messages: [{ type: 'error', code: 'invalid_type', path: '$.a', content: 'expected number', severity: 'unrecoverable' }] });
+    for (const kind of KINDS) expect((await restAnswer(new DomainError(kind, 'c', 'words'))).status).toBe(REST_STATUS[kind]);
+  });
+
+  it('UCP REST: a reused idempotency key is 409; an unreadable key store 503 with Retry-After', async () => {
+    expect(await restAnswer(new IdempotencyConflict())).toMatchObject({ status: 409, body: { code: 'idempotency_conflict' } });
+    const down = await restAnswer(new IdempotencyUnavailable());
+    expect(down).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
+    expect(Number(down.retryAfter)).toBeGreaterThan(0);
+  });
+
+  it('the merchant API: the same kinds, schema violations 422, in its envelope', async () => {
+    const r = await merchantAnswer(new InvalidRequest('validation_failed', 'bad', [{ path: '$.title', code: 'invalid_type', content: 'expected string' }]));
+    expect(r).toMatchObject({ status: 422, body: { error: { code: 'validation_failed', message: 'bad', details: [{ path: '$.title', code: 'invalid_type', message: 'expected string' }] } } });
+    for (const kind of KINDS) expect((await merchantAnswer(new DomainError(kind, 'c', 'words'))).status).toBe(MERCHANT_STATUS[kind]);
+    expect(await merchantAnswer(new Conflict('customer_exists', 'taken'))).toMatchObject({ status: 409, body: { error: { code: 'customer_exists' } } });
+  });
+
+  it('the merchant API: a database that cannot be reached is the shared UNAVAILABLE answer; anything unexpected says nothing of itself', async () => {
+    const down = await merchantAnswer(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    expect(down).toMatchObject({ status: 503, body: { error: { code: 'service_unavailable' } } });
+    expect(down.retryAfter).toBe('2');
+    const boom = await merchantAnswer(new Error('secret internals'));
+    expect(boom.status).toBe(500);
+    expect(JSON.stringify(boom.body)).not.toContain('secret');
+  });
+
+  it('MCP: a kind becomes its JSON-RPC code and HTTP status; waiting kinds carry retry_after', () => {
+    for (const kind of KINDS) {
+      const e = fromDomainError(new DomainError(kind, 'c', 'words'));
+      expect([e.code, e.httpStatus, e.data.code, e.data.content]).toEqual([MCP_ERRORS[kind].rpc, MCP_ERRORS[kind].http, 'c', 'words']);
+      expect(e.data.retry_after !== undefined).toBe(kind === 'unavailable');
+    }
+    expect(MCP_ERRORS.conflict).toEqual({ rpc: RPC.server, http: 409 });
+  });
+
+  it('the edges agree on every kind but input mistakes (UCP 400, merchant 422, MCP -32602)', () => {
+    for (const kind of KINDS) {
+      if (kind === 'invalid') continue;
+      expect(MERCHANT_STATUS[kind]).toBe(REST_STATUS[kind]);
+      if (!['malformed', 'too_large'].includes(kind)) expect(MCP_ERRORS[kind].http).toBe(REST_STATUS[kind]);
+    }
+  });
+});
+
+describe('one validation helper', () => {
+  it('names every bad field by JSONPath, unknown keys one by one, with the code the edge asked for', () => {
+    const schema = z.strictObject({ title: z.string(), price: z.number().int().min(0) });
+    try {
+      validate(schema, { title: 1, price: -1, extra: true, more: 1 }, { code: 'validation_failed' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidRequest);
+      const err = e as InvalidRequest;
+      expect(err.code).toBe('validation_failed');
+      expect(err.issues.map((i) => [i.path, i.code])).toEqual([
+        ['$.title', 'invalid_type'],
+        ['$.price', 'invalid_too_small'],
+        ['$.extra', 'unrecognized_key'],
+        ['$.more', 'unrecognized_key'],
+      ]);
+    }
+  });
+
+  it('applies the text rule first when asked (UCP), naming the field', () => {
+    expect(() => validate(z.object({ name: z.string() }), { name: 'a\u0000b' }, { code: 'invalid_request', maxString: 100 })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', issues: [expect.objectContaining({ path: '$.name', code: 'invalid_character' })] }),
+    );
+    expect(validate(z.object({ name: z.string() }), { name: 'a\u0000b' })).toEqual({ name: 'a\u0000b' });
+  });
+});
