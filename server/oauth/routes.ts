@@ -221,26 +221,37 @@ export async function signIn(
   return { ok: true, user };
 }
 
+/** The account service's routes, one group per job (each below). */
 export function oauthRoutes() {
   const r = new Hono<AppEnv>();
-  const servers = new WeakMap<DB, OAuth2Server>();
-  const libraryFor = (db: DB) => {
-    let s = servers.get(db);
-    if (!s) {
-      s = new OAuth2Server({
-        model: createModel(db),
-        accessTokenLifetime: ACCESS_TOKEN_LIFETIME,
-        refreshTokenLifetime: REFRESH_TOKEN_LIFETIME,
-        // Public clients authenticate with PKCE only; the model still demands the secret of confidential ones.
-        requireClientAuthentication: { authorization_code: false, refresh_token: false },
-        alwaysIssueNewRefreshToken: true,
-        allowBearerTokensInQueryString: false,
-      });
-      servers.set(db, s);
-    }
-    return s;
-  };
+  metadataRoute(r);
+  authorizationRoutes(r);
+  tokenRoutes(r);
+  userinfoRoute(r);
+  return r;
+}
 
+/** One @node-oauth/oauth2-server per database (the library holds its model). */
+const servers = new WeakMap<DB, OAuth2Server>();
+function libraryFor(db: DB): OAuth2Server {
+  let s = servers.get(db);
+  if (!s) {
+    s = new OAuth2Server({
+      model: createModel(db),
+      accessTokenLifetime: ACCESS_TOKEN_LIFETIME,
+      refreshTokenLifetime: REFRESH_TOKEN_LIFETIME,
+      // Public clients authenticate with PKCE only; the model still demands the secret of confidential ones.
+      requireClientAuthentication: { authorization_code: false, refresh_token: false },
+      alwaysIssueNewRefreshToken: true,
+      allowBearerTokensInQueryString: false,
+    });
+    servers.set(db, s);
+  }
+  return s;
+}
+
+/** RFC 8414 authorization server metadata. */
+function metadataRoute(r: Hono<AppEnv>): void {
   r.get('/.well-known/oauth-authorization-server', (c) => {
     const iss = issuerOf(c);
     // A configured issuer is the same for everyone; one that follows Host is nobody else's to cache.
@@ -262,7 +273,10 @@ export function oauthRoutes() {
       service_documentation: `${iss}/docs/oauth.md`,
     });
   });
+}
 
+/** The authorization code flow a person walks through: authorize, sign in, consent (PKCE, exact redirect URIs). */
+function authorizationRoutes(r: Hono<AppEnv>): void {
   r.get('/oauth2/authorize', async (c) => {
     const db = c.get('db');
     const url = new URL(c.req.url);
@@ -376,7 +390,10 @@ export function oauthRoutes() {
     });
     return redirectWith(c, pending.redirectUri, { code, state: pending.state }, 303);
   });
+}
 
+/** The token endpoint (codes and refresh tokens through the library, failures budgeted per address) and RFC 7009 revocation. */
+function tokenRoutes(r: Hono<AppEnv>): void {
   r.post('/oauth2/access_token', async (c) => {
     const { form, duplicate } = await readForm(c);
     if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
@@ -449,7 +466,10 @@ export function oauthRoutes() {
     c.header('Cache-Control', 'no-store');
     return c.body(null, 200);
   });
+}
 
+/** Who the token belongs to, and where their merchant API and admin are. */
+function userinfoRoute(r: Hono<AppEnv>): void {
   r.get('/oauth2/resource', async (c) => {
     const auth = await authenticateBearer(c);
     if (!auth.ok) return auth.response;
@@ -469,6 +489,4 @@ export function oauthRoutes() {
       api_endpoint: endpoints.api,
     });
   });
-
-  return r;
 }
