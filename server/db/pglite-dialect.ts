@@ -7,6 +7,9 @@
  * reason the dialect exists (the published one lags PGlite releases and runs in-thread).
  */
 import { Worker } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -29,6 +32,19 @@ interface Reply {
 }
 
 /** The worker that owns the database, and the queries waiting for its answer. */
+let compiled: Promise<WebAssembly.Module | undefined> | undefined;
+/**
+ * PostgreSQL's WASM, compiled once per process and handed to every database's worker (a module is
+ * shared between threads, not copied): each worker compiling its own took about 0.5 s per open.
+ * Undefined if it cannot be found; the worker then compiles its own.
+ */
+function pgliteWasm(): Promise<WebAssembly.Module | undefined> {
+  compiled ??= readFile(join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm'))
+    .then((bytes) => WebAssembly.compile(bytes))
+    .catch(() => undefined);
+  return compiled;
+}
+
 export class EmbeddedDatabase {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
@@ -58,8 +74,9 @@ export class EmbeddedDatabase {
    * Starts the worker and opens `dataDir` (`memory://` for a throwaway database); `setup` runs once.
    * `durable`: on disk, answer a write once its WAL is on stable storage (pglite-durable.mjs).
    */
-  static open(dataDir: string, setup: string, opts: { durable?: boolean; onClose?: () => void } = {}): Promise<EmbeddedDatabase> {
-    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup, durable: opts.durable !== false } });
+  static async open(dataDir: string, setup: string, opts: { durable?: boolean; onClose?: () => void } = {}): Promise<EmbeddedDatabase> {
+    const wasm = await pgliteWasm();
+    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup, durable: opts.durable !== false, wasm } });
     const db = new EmbeddedDatabase(worker, opts.onClose);
     return new Promise((resolve, reject) => {
       db.pending.set(0, {

@@ -15,9 +15,43 @@
  * the parent may post several statements without waiting (see the dialect's lock).
  * The first message, id 0, says the database is open (or why it could not be).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { DurableNodeFS, WalFlusher, durableStartParams } from './pglite-durable.mjs';
+
+/**
+ * A throwaway in-memory database starts from a snapshot of an empty cluster: initdb in WASM takes
+ * about 2 s, restoring the snapshot about 0.35 s (docs/benchmarks.md), and tests open hundreds.
+ * The snapshot is made by the first process that needs it, right after initdb (before any setting
+ * or data), and kept in the OS temp directory per PGlite version; a file that does not restore is
+ * removed and the cluster made from scratch.
+ * @param {import('@electric-sql/pglite').PGliteOptions} options
+ */
+async function createInMemory(options) {
+  const pkg = join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '..', 'package.json');
+  const file = join(tmpdir(), `ucp-storefront-pglite-${JSON.parse(readFileSync(pkg, 'utf8')).version}-empty.tar`);
+  const snapshot = await readFile(file).catch(() => null);
+  if (snapshot) {
+    try {
+      return await PGlite.create('memory://', { ...options, loadDataDir: new Blob([snapshot]) });
+    } catch {
+      await rm(file, { force: true });
+    }
+  }
+  const db = await PGlite.create('memory://', options);
+  await db.exec('CHECKPOINT');
+  const tmp = `${file}.${process.pid}.${threadId}`;
+  // Written whole under a private name, then renamed: a reader never sees half a snapshot.
+  await writeFile(tmp, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()))
+    .then(() => rename(tmp, file))
+    .catch(() => rm(tmp, { force: true }));
+  return db;
+}
 
 /** A PostgreSQL error's fields (code, detail, constraint, ...): posting an Error object drops them. */
 function serialize(/** @type {unknown} */ e) {
@@ -29,16 +63,20 @@ function serialize(/** @type {unknown} */ e) {
 }
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-const { dataDir, setup, durable } = /** @type {{ dataDir: string, setup: string, durable: boolean }} */ (workerData);
+const { dataDir, setup, durable, wasm } = /** @type {{ dataDir: string, setup: string, durable: boolean, wasm?: WebAssembly.Module }} */ (workerData);
 try {
   // bigint columns hold minor units and positions; they fit in a JS number.
   const parsers = { [types.INT8]: (/** @type {string} */ v) => Number(v) };
+  // PostgreSQL's WASM as the parent compiled it once for every database of the process.
+  const compiled = wasm ? { pgliteWasmModule: wasm } : {};
   // On disk, a commit is acknowledged only once its WAL is on stable storage (pglite-durable.mjs);
   // a throwaway in-memory database has nothing to flush.
   const flusher = durable && !dataDir.startsWith('memory://') ? new WalFlusher() : undefined;
   const db = flusher
-    ? await PGlite.create({ fs: new DurableNodeFS(dataDir, flusher), startParams: durableStartParams(PGlite.defaultStartParams), parsers })
-    : await PGlite.create(dataDir, { parsers });
+    ? await PGlite.create({ fs: new DurableNodeFS(dataDir, flusher), startParams: durableStartParams(PGlite.defaultStartParams), parsers, ...compiled })
+    : dataDir.startsWith('memory://')
+      ? await createInMemory({ parsers, ...compiled })
+      : await PGlite.create(dataDir, { parsers, ...compiled });
   await db.exec(setup);
   /** @param {number} id @param {unknown} error */
   const fail = (id, error) => port.postMessage({ id, error: serialize(error) });
