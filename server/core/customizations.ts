@@ -9,6 +9,7 @@ import type { CustomizationDef } from '../formats/types.ts';
 import type { FieldIssue } from './errors.ts';
 import { text } from './localize.ts';
 import { wordsFor } from './cart-words.ts';
+import { CUSTOMIZATION_CODES } from '../../src/wire/customization-codes.ts';
 
 export interface CustomizationInput {
   id: string;
@@ -24,18 +25,7 @@ export interface CustomizationResult {
   accepted: CustomizationInput[];
 }
 
-/** Stable codes, documented in docs/carts.md. */
-export const CUSTOMIZATION_CODES = {
-  notSupported: 'customization_not_supported',
-  unknown: 'customization_unknown',
-  required: 'customization_required',
-  tooLong: 'customization_too_long',
-  tooShort: 'customization_too_short',
-  invalidOption: 'customization_invalid_option',
-  duplicate: 'customization_duplicate',
-  tooFew: 'customization_too_few_selections',
-  tooMany: 'customization_too_many_selections',
-} as const;
+export { CUSTOMIZATION_CODES };
 
 /** Length in Unicode code points, as max_length is documented. */
 function codePoints(s: string): number {

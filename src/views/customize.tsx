@@ -9,6 +9,7 @@
 import { h } from 'preact';
 import type { CustomizationDef } from '../wire/catalog.ts';
 import type { Message, Price } from '../wire/common.ts';
+import type { CustomizationCode } from '../wire/customization-codes.ts';
 import { money } from '../state/store.ts';
 import { t } from './i18n.ts';
 
@@ -60,7 +61,8 @@ export function entries(defs: CustomizationDef[], values: Values): Array<{ id: s
 export function fieldText(lang: string, m: Message, d?: CustomizationDef): string {
   if (d) {
     const text = d.type === 'text';
-    switch (m.code) {
+    // Each case is checked against the wire's codes (a renamed or mistyped code fails the build).
+    switch (m.code as CustomizationCode) {
       case 'customization_required':
         return text ? t(lang, 'c_required') : d.type === 'single_select' ? t(lang, 'c_pick') : t(lang, 'c_too_few', Math.max(1, d.min_selections ?? 1));
       case 'customization_too_long':
