@@ -39,12 +39,12 @@ function minifyCss(): Plugin {
 }
 
 /** The chunk whose facade is one of these modules plays that protocol role. */
-const ROLES: Record<string, 'embedded' | 'host' | 'webmcp'> = { 'role-embedded.ts': 'embedded', 'role-host.ts': 'host', 'webmcp.ts': 'webmcp' };
+const ROLES: Record<string, 'embedded' | 'host' | 'webmcp' | 'search'> = { 'role-embedded.ts': 'embedded', 'role-host.ts': 'host', 'webmcp.ts': 'webmcp', 'search.ts': 'search' };
 
 export interface HostChunks {
   entry: 'host.js';
   /** `modules`: the source modules in the chunk, relative to the repository (for tests). */
-  chunks: Array<{ file: string; role: 'embedded' | 'host' | 'webmcp' | null; imports: string[]; modules: string[] }>;
+  chunks: Array<{ file: string; role: 'embedded' | 'host' | 'webmcp' | 'search' | null; imports: string[]; modules: string[] }>;
   entryModules: string[];
 }
 

@@ -33,3 +33,16 @@ test('a shopper on the French page: product, errors, cart and a rejected code ar
   await dialog.getByRole('button', { name: 'Appliquer' }).click();
   await expect(dialog.locator('[part=discount-message]')).toContainText('a expiré');
 });
+
+test('<ucp-search> on the home page follows the shopper\'s language and currency', async ({ page }) => {
+  await page.goto('/');
+  await page.locator('#currency-switch').selectOption('EUR');
+  await page.locator('#lang-switch').selectOption('fr');
+  await page.waitForLoadState('load');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
+  const search = page.locator('ucp-search');
+  await expect(search.getByRole('searchbox', { name: 'Rechercher dans le catalogue' })).toBeVisible();
+  await expect(search.getByRole('button', { name: 'Page suivante' })).toBeVisible();
+  // Prices in euros, formatted the French way ("25,00 €").
+  await expect(search.getByRole('list', { name: 'Produits' }).getByText(/\d+,\d\d\s€/).first()).toBeVisible();
+});

@@ -66,23 +66,33 @@ for (const width of [1280, 390]) {
       await shot(page, info, `french-eur-${width}`);
     });
 
-    test('the whole catalog: search, category, numbered pages, cards that link to product pages with their details', async ({ page }, info) => {
+    test('the whole catalog: <ucp-search> pages through every product, searches, filters by category; cards link to product pages with their details', async ({ page }, info) => {
       await page.goto('/');
+      const search = page.locator('ucp-search');
+      const cards = search.getByRole('list', { name: 'Products' }).getByRole('link');
+      const settled = () => expect(search).not.toHaveAttribute('aria-busy', 'true');
+      await expect(cards.first()).toBeVisible();
       const seen = new Set<string>();
-      // Every page of "All products", following Next until there is none.
+      // Every page of the catalog, following Next until it is disabled, without leaving the page.
       for (let n = 1; n < 20; n++) {
-        for (const href of await page.locator('.card a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).pathname))) seen.add(href);
-        const next = page.getByRole('link', { name: 'Next page' });
-        if ((await next.count()) === 0) break;
+        await settled();
+        await expect(search.getByRole('navigation', { name: 'Pages' }).getByText(`Page ${n}`, { exact: true })).toBeVisible();
+        for (const href of await cards.evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).pathname))) seen.add(href);
+        if (n === 2) await shot(page, info, `search-element-${width}`);
+        const next = search.getByRole('button', { name: 'Next page' });
+        if (await next.isDisabled()) break;
         await next.click();
+        // Focus stays on the pager (keyboard users keep their place).
+        await expect(search.getByRole('button', { name: /page/ }).and(page.locator(':focus'))).toHaveCount(1);
       }
       expect(seen.size).toBe(49);
-      await page.goto('/');
-      await page.getByRole('searchbox', { name: 'Search the shop' }).fill('flask');
-      await page.getByRole('button', { name: 'Search' }).click();
-      await expect(page.getByRole('heading', { name: 'Results for “flask”' })).toBeVisible();
+      await expect(page).toHaveURL(/\/$/);
+      await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('flask');
+      await search.getByRole('searchbox', { name: 'Search the catalog' }).press('Enter');
+      await settled();
+      await expect(search.getByRole('status')).toHaveText(/products? on this page/);
       await shot(page, info, `search-${width}`);
-      await page.getByRole('link', { name: 'Engraved Steel Flask' }).click();
+      await search.getByRole('link', { name: 'Engraved Steel Flask' }).click();
       await expect(page).toHaveURL(/\/products\/engraved-flask$/);
       await expect(page.getByRole('heading', { name: 'Description' })).toBeVisible();
       await expect(page.locator('.options dt')).toHaveText(['Finish']);
@@ -90,17 +100,32 @@ for (const width of [1280, 390]) {
       await expect(page.locator('ucp-product').getByRole('button', { name: 'Add to cart' })).toBeVisible();
       await shot(page, info, `product-details-${width}`);
       await page.goto('/');
-      await page.getByRole('combobox', { name: 'Category' }).selectOption('kitchen');
-      await page.getByRole('button', { name: 'Search' }).click();
-      await expect(page.getByRole('heading', { name: 'kitchen' })).toBeVisible();
-      await expect(page.locator('.card')).not.toHaveCount(0);
+      // The element's own form (the server's listing shows until its first results arrive).
+      await expect(cards.first()).toBeVisible();
+      await search.getByRole('combobox', { name: 'Category' }).selectOption('kitchen');
+      await settled();
+      await expect(cards).not.toHaveCount(0);
+      for (const href of await cards.evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).pathname))) expect(href).toMatch(/^\/products\//);
       await shot(page, info, `category-${width}`);
+      // A nothing-found search says so, in words.
+      await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('zzzzqqq');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await expect(search.getByRole('status')).toHaveText('No products match your search.');
+    });
+
+    test('later pages are server-rendered (links a shopper shares), with numbered paging', async ({ page }) => {
+      await page.goto('/?page=2');
+      await expect(page.locator('ucp-search')).toHaveCount(0);
+      await expect(page.locator('.card a').first()).toBeVisible();
+      await expect(page.getByRole('link', { name: 'Previous page' })).toBeVisible();
+      await page.getByRole('link', { name: 'Previous page' }).click();
+      await expect(page.locator('ucp-search')).toHaveCount(1);
     });
 
     test("strict.localhost: the shop's own pages work, and nothing developer-worded shows", async ({ page, baseURL }, info) => {
       const strict = baseURL!.replace('//demo.', '//strict.');
       await page.goto(`${strict}/`);
-      await page.locator('.card a').first().click();
+      await page.locator('ucp-search').getByRole('list', { name: 'Products' }).getByRole('link').first().click();
       const first = page.locator('ucp-product').first();
       await expect(first.getByRole('button', { name: 'Add to cart' })).toBeVisible();
       await expect(page.locator('body')).not.toContainText('channel API key');

@@ -17,7 +17,7 @@ const GRAPH = new URL('host-chunks.json', DIST);
 export const BUDGET_BYTES = 15 * 1024;
 export const ROLE_BUDGET_BYTES = 20 * 1024;
 
-type Role = 'embedded' | 'host' | 'webmcp';
+type Role = 'embedded' | 'host' | 'webmcp' | 'search';
 interface Graph {
   entry: string;
   entryModules: string[];
@@ -48,7 +48,7 @@ describe('dist/host.js', () => {
     expect(entrySize, `host.js is ${entrySize} bytes gzip (budget ${BUDGET_BYTES})`).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 
-  for (const role of ['embedded', 'host', 'webmcp'] as const) {
+  for (const role of ['embedded', 'host', 'webmcp', 'search'] as const) {
     it(`entry + ${role} role chunks are at most ${ROLE_BUDGET_BYTES} bytes gzip`, () => {
       const files = closure(role);
       expect(files.length, `no ${role} role chunk`).toBeGreaterThan(0);
@@ -85,6 +85,18 @@ describe('dist/host.js', () => {
     const at = s.indexOf(`./${web.file}`);
     expect(at).toBeGreaterThan(0);
     expect(s.lastIndexOf('document.modelContext', at)).toBeGreaterThan(at - 300);
+  });
+
+  it('<ucp-search> is a chunk of its own, importing nothing (no Preact, no zod), loaded only by the element', () => {
+    expect(graph.entryModules.filter((m) => m.startsWith('src/search/'))).toEqual([]);
+    const [search, ...more] = graph.chunks.filter((c) => c.role === 'search');
+    expect(more).toEqual([]);
+    expect(search.imports).toEqual([]);
+    expect(search.modules).toEqual(['src/search/search.ts']);
+    const s = code.toString('utf8');
+    const at = s.indexOf(`./${search.file}`);
+    expect(at).toBeGreaterThan(0);
+    expect(s.indexOf(`./${search.file}`, at + 1)).toBe(-1);
   });
 
   it('no chunk duplicates Preact / @preact/signals or any other module, and no chunk imports the entry', () => {

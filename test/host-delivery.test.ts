@@ -68,7 +68,7 @@ describe('/ucp/host.js', () => {
     const m = await s.req('demo.localhost', 'GET', '/ucp/host.json');
     const listed = m.body.chunks as Array<{ url: string; integrity: string; role: string | null; imports: string[] }>;
     expect(listed.map((c) => new URL(c.url).pathname).sort()).toEqual(graph.chunks.map((c) => `/ucp/${c.file}`).sort());
-    expect(listed.filter((c) => c.role).map((c) => c.role).sort()).toEqual(['embedded', 'host', 'webmcp']);
+    expect(listed.filter((c) => c.role).map((c) => c.role).sort()).toEqual(['embedded', 'host', 'search', 'webmcp']);
     for (const c of graph.chunks) {
       const bytes = readFileSync(DIST + c.file);
       const entry = listed.find((l) => l.url.endsWith(`/ucp/${c.file}`))!;

@@ -89,7 +89,7 @@ const LAYERS: string[][] = [
   ['src/client', 'server/version.ts', 'server/config.ts'],
   ['src/state', 'server/lib', 'server/formats'],
   ['src/views', 'server/db'],
-  ['src/webmcp', 'src/embedded', 'server/core'],
+  ['src/webmcp', 'src/embedded', 'src/search', 'server/core'],
   ['src/host', 'server/seed'],
   ['server/http'],
   ['server/oauth'],

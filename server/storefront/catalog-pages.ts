@@ -17,7 +17,7 @@ import { cursorAt, searchCatalog } from '../core/catalog.ts';
 import { formatMoney } from '../core/money.ts';
 import { InvalidRequest } from '../core/errors.ts';
 import { html, raw, type Raw } from './html.ts';
-import type { Prefs } from './prefs.ts';
+import { currencyAttr, type Prefs } from './prefs.ts';
 import type { StoreSay } from './words.ts';
 
 /** Products per page of the home page. */
@@ -86,8 +86,13 @@ function card(p: Product, prefs: Prefs, say: StoreSay): Raw {
   }<h2>${p.title}</h2></a><p class="price">${priceText(p, prefs, say)}</p>${rating(p, say)}</li>`;
 }
 
-/** The home page's main content. */
-export async function homeContent(c: Context<AppEnv>, shop: Shop, prefs: Prefs, say: StoreSay): Promise<Raw> {
+/**
+ * The home page's main content. The first page is also `<ucp-search>` (host.js, src/search/search.ts):
+ * the listing below is its fallback, shown until the element's first results arrive (or without
+ * JavaScript); later pages (`?page=N`, links a shopper shares) are served as they are. `live`: the
+ * element is on the page (its chunk is worth preloading).
+ */
+export async function homeContent(c: Context<AppEnv>, shop: Shop, prefs: Prefs, say: StoreSay): Promise<{ content: Raw; live: boolean }> {
   const query = catalogQuery(new URL(c.req.url));
   const req = {
     ...(query.q ? { query: query.q } : {}),
@@ -121,7 +126,10 @@ export async function homeContent(c: Context<AppEnv>, shop: Shop, prefs: Prefs, 
           hasNext && query.page < MAX_PAGE ? html`<a rel="next" href="${href(query, query.page + 1)}">${say('next')}</a>` : ''
         }</nav>`
       : '';
-  return html`<h1>${shop.name}</h1>${form}<h2 class="sub">${heading}</h2>${list}${pager}`;
+  const listing = html`${form}<h2 class="sub">${heading}</h2>${list}${pager}`;
+  const live = shop.protocolEnabled && query.page === 1;
+  const element = html`<ucp-search categories="${categories.join(',')}" query="${query.q}" category="${query.category}" page-size="${PAGE_SIZE}"${currencyAttr(prefs)}>${listing}</ucp-search>`;
+  return { content: html`<h1>${shop.name}</h1>${live ? element : listing}`, live };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Shop } from '../formats/types.ts';
 import { text } from '../core/localize.ts';
 import { hostBundle, roleChunks } from './host-bundle.ts';
 import { protocolError } from '../http/errors.ts';
-import { prefsOf, type Prefs } from './prefs.ts';
+import { prefsOf, type Prefs, currencyAttr } from './prefs.ts';
 import { storeWords } from './words.ts';
 import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';
@@ -20,7 +20,6 @@ import { getProduct } from '../core/catalog.ts';
 export { esc, html, raw } from './html.ts';
 
 /** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
-export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');
 
 /** A CSP source is an origin, optionally with a `:*` port wildcard; anything else is dropped. */
 const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$/i;
@@ -48,7 +47,8 @@ export interface PageOptions {
   status?: 200 | 404 | 410 | 409 | 400;
   withHeader?: boolean;
   cartButton?: boolean;
-  preload?: 'embedded';
+  /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`). */
+  preload?: 'embedded' | 'search';
 }
 
 /** A storefront page in the shopper's language and currency (prefs.ts), with the shop's header. */
@@ -109,7 +109,8 @@ export function storefrontPages() {
     const shop = c.get('shop');
     if (!shop) return next();
     const prefs = prefsOf(c, shop);
-    return page(c, shop, storeWords(prefs.language)('home'), await homeContent(c, shop, prefs, storeWords(prefs.language)));
+    const home = await homeContent(c, shop, prefs, storeWords(prefs.language));
+    return page(c, shop, storeWords(prefs.language)('home'), home.content, home.live ? { preload: 'search' } : {});
   });
 
   app.get('/products/:handle', async (c, next) => {

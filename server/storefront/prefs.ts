@@ -10,6 +10,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Shop } from '../formats/types.ts';
 import { resolveLocale, type Locale } from '../core/localize.ts';
+import { html } from './html.ts';
 
 export interface Prefs {
   language: string;
@@ -25,3 +26,6 @@ export function prefsOf(c: Context, shop: Shop): Prefs {
   const { locale } = resolveLocale(shop, { language: getCookie(c, 'ucp_lang') || undefined, currency: getCookie(c, 'ucp_currency') || undefined }, c.req.header('accept-language'));
   return { language: locale.language, currency: locale.currency, chosenCurrency: locale.currency !== shop.settings.currency, locale };
 }
+
+/** The `currency` attribute for host.js's elements, when the shopper chose one (else the shop's applies). */
+export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');

@@ -13,7 +13,7 @@
  */
 import { h, render, type VNode } from 'preact';
 import { effect } from '@preact/signals';
-import { storeFor, type Store } from '../state/store.ts';
+import { money, storeFor, type Store } from '../state/store.ts';
 import { adoptStyles } from '../views/styles.ts';
 import { loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
 import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
@@ -36,14 +36,16 @@ export function setDefaultShop(origin: string) {
 let n = 0;
 const pageLang = () => document.documentElement.lang || navigator.language || 'en';
 
+// Fields assigned after construction are `declare`d: no field definition is emitted for them (each
+// costs bytes in the entry, which every storefront page view pays).
 abstract class UcpElement extends HTMLElement {
   static observedAttributes = ['shop', 'lang', 'currency', 'product-id', 'cart-id'];
-  protected root: ShadowRoot;
+  declare protected root: ShadowRoot;
   protected uid = `u${++n}`;
-  protected store!: Store;
-  private langObserver?: MutationObserver;
+  declare protected store: Store;
+  declare private langObserver?: MutationObserver;
   /** Stops the current view's effects (its render effect and any others `mount` started). */
-  protected stop?: () => void;
+  declare protected stop?: () => void;
 
   constructor() {
     super();
@@ -108,8 +110,8 @@ abstract class UcpElement extends HTMLElement {
 }
 
 export class UcpProduct extends UcpElement {
-  private ui?: ProductUi;
-  private stopLoad?: () => void;
+  declare private ui?: ProductUi;
+  declare private stopLoad?: () => void;
 
   protected mount() {
     const id = this.getAttribute('product-id');
@@ -131,7 +133,7 @@ export class UcpProduct extends UcpElement {
       () => {
         // Performance mark for docs/benchmarks.md: the first moment the widget can take input.
         const p = ui.product.peek();
-        if (p && p !== marked) performance.mark?.('ucp:product:interactive');
+        if (p && p !== marked) performance.mark('ucp:product:interactive');
         marked = p;
       },
     );
@@ -150,8 +152,8 @@ export class UcpProduct extends UcpElement {
 
 export class UcpCart extends UcpElement {
   session: PageSession | null = null;
-  private stopEvents?: () => void;
-  private ui?: CartUi;
+  declare private stopEvents?: () => void;
+  declare private ui?: CartUi;
 
   protected mount() {
     const page = this.getAttribute('mode') === 'page';
@@ -184,7 +186,18 @@ export class UcpCart extends UcpElement {
   }
 }
 
+/**
+ * `<ucp-search>`: defined here, built by a lazily loaded chunk (src/search/search.ts) in the
+ * element's shadow root, so pages without it pay only these lines.
+ */
+class UcpSearch extends UcpElement {
+  protected mount() {
+    import('../search/search.ts').then((m) => m.mountSearch(this, this.root, this.store, money), () => {});
+  }
+}
+
 export function defineElements() {
   if (!customElements.get('ucp-product')) customElements.define('ucp-product', UcpProduct);
   if (!customElements.get('ucp-cart')) customElements.define('ucp-cart', UcpCart);
+  if (!customElements.get('ucp-search')) customElements.define('ucp-search', UcpSearch);
 }

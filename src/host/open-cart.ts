@@ -9,20 +9,16 @@ import type { CartHandle, OpenCartOptions } from '../embedded/host.ts';
 import { UCP_VERSION } from './version.ts';
 
 type HostRole = typeof import('./role-host.ts');
+/** The host role, fetched on the first call (a failed load is retried on the next one). */
 let role: Promise<HostRole> | undefined;
-
-/** Starts fetching the host role (idempotent; a failed load is retried on the next call). */
-export function loadHostRole(): Promise<HostRole> {
-  return (role ??= import('./role-host.ts').catch((e) => {
-    role = undefined;
-    throw e;
-  }));
-}
 
 export function openCart(opts: OpenCartOptions): CartHandle {
   let handle: CartHandle | undefined;
   let closed = false;
-  loadHostRole().then(
+  (role ??= import('./role-host.ts').catch((e) => {
+    role = undefined;
+    throw e;
+  })).then(
     (m) => {
       if (!closed) handle = m.openCart(opts);
     },

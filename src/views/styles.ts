@@ -10,24 +10,24 @@ const CSS = /* css */ `
 :host([color-scheme=light]){color-scheme:light}:host([color-scheme=dark]){color-scheme:dark}
 :host([hidden]){display:none}
 *{box-sizing:border-box}
-.card{background:var(--b);border:1px solid var(--l);border-radius:var(--r);padding:1rem}
+.card,dialog{background:var(--b);color:inherit;border:1px solid var(--l);border-radius:var(--r);padding:1rem}
 img{max-width:100%;height:auto;border-radius:calc(var(--r)/2)}
-h2,h3{margin:.2rem 0 .5rem;font-size:1.15rem}
+h2{margin:.2rem 0 .5rem;font-size:1.15rem}
 .p{font-weight:600}.m{color:var(--m);font-size:.9em}
-.row{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
+.row,.opt,.hd{display:flex;gap:.5rem;align-items:center}.row{flex-wrap:wrap}
 .f{margin:.75rem 0;border:0;padding:0}
 legend,label.t{display:block;font-weight:600;margin-bottom:.25rem}
 .req{color:var(--e)}
-input,select{font:inherit;color:inherit;background:var(--b);border:1px solid var(--l);border-radius:calc(var(--r)/2);padding:.4rem .5rem}
+input,select,button{font:inherit;color:inherit;background:var(--b);border:1px solid var(--l);border-radius:calc(var(--r)/2);padding:.4rem .5rem}
 input[type=text]{width:100%}
-input[aria-invalid=true],fieldset[aria-invalid=true]{border-color:var(--e);outline:1px solid var(--e)}
-.opt{display:flex;gap:.4rem;align-items:center;font-weight:400;margin:.15rem 0}
+[aria-invalid=true]{border-color:var(--e);outline:1px solid var(--e)}
+.opt{font-weight:400;margin:.15rem 0}
 .err{color:var(--e);margin:.25rem 0;font-size:.9em}
-button{font:inherit;cursor:pointer;border-radius:calc(var(--r)/2);border:1px solid var(--l);background:var(--b);color:inherit;padding:.4rem .8rem}
+button{cursor:pointer;padding:.4rem .8rem}
 .pri{background:var(--a);color:var(--at);border-color:var(--a);font-weight:600}
 button:disabled{opacity:.6;cursor:default}
 :focus-visible{outline:2px solid var(--a);outline-offset:2px}
-dialog{background:var(--b);color:inherit;border:1px solid var(--l);border-radius:var(--r);width:min(34rem,94vw);max-height:90vh;padding:1rem}
+dialog{width:min(34rem,94vw);max-height:90vh}
 dialog::backdrop{background:#0008}
 ul{list-style:none;margin:0;padding:0}
 li.line{display:grid;grid-template-columns:3.5rem 1fr auto;gap:.6rem;padding:.6rem 0;border-bottom:1px solid var(--l)}
@@ -35,7 +35,7 @@ li.line{display:grid;grid-template-columns:3.5rem 1fr auto;gap:.6rem;padding:.6r
 dl{display:grid;grid-template-columns:1fr auto;gap:.2rem 1rem;margin:.75rem 0}dd{margin:0;text-align:right}
 .tot{font-weight:700}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.hd{display:flex;justify-content:space-between;align-items:center}
+.hd{justify-content:space-between}
 `;
 
 let sheet: CSSStyleSheet | null = null;

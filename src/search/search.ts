@@ -1,0 +1,229 @@
+/**
+ * `<ucp-search>`: a shop's whole catalog for any storefront — a search box, a category filter and
+ * pages of product cards linking to their product pages — over the UCP catalog search (REST).
+ *
+ * A lazily loaded chunk (`host-search-<hash>.js`, docs/host-js.md): the entry defines the element
+ * and, when one is connected, hands this chunk the shop's store (its UCP client, with whatever
+ * access the page has) and the money formatter. Plain DOM on purpose: chunks never import the
+ * entry, so Preact is not available here, and this UI is a form and a list.
+ *
+ * Attributes: `shop`, `lang`, `currency` (as the other elements); `categories` (the filter's
+ * choices, comma-separated, as the shop names them); `query` and `category` (the first search);
+ * `page-size` (1-50, default 12). UCP pages by cursor, so the pager goes forward and back.
+ * Children are a fallback (e.g. the same listing rendered by the server, which also serves pages
+ * without JavaScript): shown from the chunk's first draw until the first results arrive.
+ */
+import type { Store } from '../state/store.ts';
+import type { Product, SearchResponse } from '../wire/catalog.ts';
+
+type Money = (amount: number, currency: string, lang: string) => string;
+
+const WORDS = {
+  en: {
+    search: 'Search the catalog',
+    go: 'Search',
+    category: 'Category',
+    all: 'All products',
+    prev: 'Previous page',
+    next: 'Next page',
+    page: 'Page {0}',
+    shown: '{0} products on this page',
+    none: 'No products match your search.',
+    loading: 'Loading products…',
+    failed: 'The catalog could not be loaded.',
+    retry: 'Try again',
+    fromPrice: 'From {0}',
+    results: 'Products',
+    pages: 'Pages',
+  },
+  fr: {
+    search: 'Rechercher dans le catalogue',
+    go: 'Rechercher',
+    category: 'Catégorie',
+    all: 'Tous les produits',
+    prev: 'Page précédente',
+    next: 'Page suivante',
+    page: 'Page {0}',
+    shown: '{0} produits sur cette page',
+    none: 'Aucun produit ne correspond à votre recherche.',
+    loading: 'Chargement des produits…',
+    failed: 'Le catalogue n’a pas pu être chargé.',
+    retry: 'Réessayer',
+    fromPrice: 'À partir de {0}',
+    results: 'Produits',
+    pages: 'Pages',
+  },
+};
+type Word = keyof typeof WORDS.en;
+
+const CSS = /* css */ `:host{display:block;font:1rem/1.4 system-ui,sans-serif;color:CanvasText}
+form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:0 0 1rem}label{display:flex;flex-direction:column;gap:.25rem;font-size:.875rem}
+input,select,button{font:inherit;padding:.5rem .625rem;border:1px solid #8888;border-radius:6px;background:Canvas;color:CanvasText;min-height:2.75rem}
+input{min-width:min(18rem,100%)}button{cursor:pointer}button:disabled{opacity:.5;cursor:default}
+ul{list-style:none;margin:0;padding:0;display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr))}
+li a{display:flex;flex-direction:column;gap:.25rem;color:inherit;text-decoration:none}li a:hover .t,li a:focus-visible .t{text-decoration:underline}
+img{width:100%;aspect-ratio:1;object-fit:cover;border-radius:8px;background:#8882}.t{font-weight:600}
+nav{display:flex;gap:.5rem;align-items:center;justify-content:center;margin-top:1rem}p{margin:.5rem 0}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}`;
+
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>) => {
+  const e = document.createElement(tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  e.append(...children);
+  return e;
+};
+
+const mounted = new WeakSet<HTMLElement>();
+
+/**
+ * Builds the element in its shadow root (which already has the widget's stylesheet; this adds its
+ * own), once: a reconnected element keeps its state. Then follows its attributes.
+ */
+export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, money: Money): void {
+  if (mounted.has(host)) return;
+  mounted.add(host);
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  } catch {
+    root.append(el('style', {}, CSS));
+  }
+  const lang = () => (host.getAttribute('lang') || document.documentElement.lang || navigator.language || 'en').toLowerCase();
+  const say = (w: Word, arg: string | number = '') => (lang().startsWith('fr') ? WORDS.fr : WORDS.en)[w].replace('{0}', String(arg));
+  const limit = () => Math.min(50, Math.max(1, Number(host.getAttribute('page-size')) || 12));
+
+  let query = host.getAttribute('query') ?? '';
+  let category = host.getAttribute('category') ?? '';
+  /** The cursor of each page reached so far (page 1 has none). */
+  let cursors: Array<string | undefined> = [undefined];
+  let page = 0;
+  let result: { products: Product[]; next?: string } | null = null;
+  let failed = false;
+  let loading = false;
+  let asked = 0;
+  /** The control the shopper last used (its data-k), focused again after each redraw. */
+  let used: string | undefined;
+
+  const run = async () => {
+    const ticket = ++asked;
+    loading = true;
+    failed = false;
+    draw(); // the previous page stays in view, marked busy, until this one arrives
+    const currency = host.getAttribute('currency')?.toUpperCase() || store.currency.value;
+    const body = {
+      ...(query.trim() ? { query: query.trim() } : {}),
+      filters: category ? { categories: [category] } : {},
+      pagination: { limit: limit(), ...(cursors[page] ? { cursor: cursors[page] } : {}) },
+      context: { language: lang(), ...(currency ? { currency } : {}) },
+    };
+    const r = await store.client.call<SearchResponse>('POST', '/catalog/search', body);
+    if (ticket !== asked || !host.isConnected) return; // a newer search, or the element left the page
+    loading = false;
+    if (r.ok) result = { products: r.data.products, next: r.data.pagination?.has_next_page ? r.data.pagination.cursor : undefined };
+    else failed = true;
+    draw(true);
+  };
+
+  const search = () => {
+    cursors = [undefined];
+    page = 0;
+    void run();
+  };
+
+  const card = (p: Product) => {
+    const image = p.media?.find((m) => m.type === 'image' || !m.type);
+    const min = p.price_range.min;
+    const price = money(min.amount, min.currency, lang());
+    const varies = p.price_range.max.amount > min.amount;
+    return el(
+      'li',
+      {},
+      el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '160', height: '160' })] : []), el('span', { class: 't' }, p.title)),
+      el('span', {}, varies ? say('fromPrice', price) : price),
+    );
+  };
+
+  /** Renders the whole element; `settled`: a search just answered (status words are announced then). */
+  const draw = (settled = false) => {
+    // Until the first results arrive, a page's own listing inside the element (its server-rendered
+    // fallback) stays in view rather than a blank "loading" state.
+    if (!result && !failed && host.childElementCount) {
+      root.replaceChildren(el('slot'));
+      return;
+    }
+    const q = el('input', { type: 'search', name: 'q', value: query, autocomplete: 'off', 'data-k': 'q' });
+    q.value = query;
+    const c = el('select', { name: 'category', 'data-k': 'c' }, el('option', { value: '' }, say('all')));
+    for (const name of (host.getAttribute('categories') ?? '').split(',').map((s) => s.trim()).filter(Boolean)) c.append(el('option', { value: name }, name));
+    c.value = category;
+    const form = el(
+      'form',
+      { role: 'search' },
+      el('label', {}, say('search'), q),
+      el('label', {}, say('category'), c),
+      el('button', { type: 'submit', 'data-k': 'g' }, say('go')),
+    );
+    form.onsubmit = (e) => {
+      e.preventDefault();
+      query = q.value;
+      category = c.value;
+      search();
+    };
+    c.onchange = () => {
+      query = q.value;
+      category = c.value;
+      search();
+    };
+
+    const status = el('p', { role: 'status' });
+    const parts: Node[] = [form, status];
+    if (failed) {
+      const retry = el('button', { type: 'button' }, say('retry'));
+      retry.onclick = () => void run();
+      status.append(say('failed'), ' ', retry);
+    } else if (!result) {
+      status.append(say('loading'));
+    } else {
+      if (loading) status.append(say('loading'));
+      else if (settled) status.append(result.products.length ? say('shown', result.products.length) : say('none'));
+      if (result.products.length) parts.push(el('ul', { 'aria-label': say('results') }, ...result.products.map(card)));
+      if (page > 0 || result.next) {
+        const prev = el('button', { type: 'button', 'data-k': 'p' }, say('prev'));
+        const next = el('button', { type: 'button', 'data-k': 'n' }, say('next'));
+        prev.disabled = loading || page === 0;
+        next.disabled = loading || !result.next;
+        prev.onclick = () => {
+          page--;
+          void run();
+        };
+        next.onclick = () => {
+          cursors[page + 1] = result!.next;
+          page++;
+          void run();
+        };
+        parts.push(el('nav', { 'aria-label': say('pages') }, prev, el('span', { 'aria-current': 'page' }, say('page', page + 1)), next));
+      }
+    }
+    if (loading) host.setAttribute('aria-busy', 'true');
+    else host.removeAttribute('aria-busy');
+    const active = root.activeElement as HTMLElement | null;
+    if (active?.dataset.k) used = active.dataset.k;
+    // Focus stays with the shopper: after a redraw, on the control they used (the other pager
+    // button when that one is now disabled), unless they have moved on to the rest of the page.
+    const ours = active !== null || document.activeElement === document.body;
+    root.replaceChildren(...parts);
+    if (ours && used) ((root.querySelector(`[data-k=${used}]:not(:disabled)`) ?? root.querySelector('nav button:not(:disabled)')) as HTMLElement | null)?.focus();
+  };
+
+  search();
+  // An attribute changed: search again (the same page for `lang` and `currency`), or redraw the filter.
+  new MutationObserver((changes) => {
+    const names = new Set(changes.map((m) => m.attributeName));
+    if (names.has('query')) query = host.getAttribute('query') ?? '';
+    if (names.has('category')) category = host.getAttribute('category') ?? '';
+    if (names.has('query') || names.has('category') || names.has('page-size')) search();
+    else if (names.has('lang') || names.has('currency')) void run();
+    else draw(!!result);
+  }).observe(host, { attributes: true, attributeFilter: ['lang', 'currency', 'query', 'category', 'categories', 'page-size'] });
+}

@@ -1,0 +1,135 @@
+// @vitest-environment happy-dom
+/**
+ * `<ucp-search>`'s chunk (src/search/search.ts) on its own: what it asks the UCP catalog search
+ * for, paging forward and back by cursor, the words for nothing found and for a failure (with a
+ * retry that works), and the server-rendered fallback kept until the first results. The element in
+ * a real browser against the real server: e2e/shop.spec.ts and e2e/a11y.spec.ts.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mountSearch } from '../src/search/search.ts';
+import { money, Store } from '../src/state/store.ts';
+import type { Result } from '../src/client/result.ts';
+
+const product = (n: number) => ({
+  id: `p${n}`,
+  handle: `p${n}`,
+  title: `Product ${n}`,
+  description: { plain: '' },
+  url: `https://shop.example/products/p${n}`,
+  categories: [],
+  price_range: { min: { amount: 1000 + n, currency: 'USD' }, max: { amount: n % 2 ? 2000 : 1000 + n, currency: 'USD' } },
+  variants: [],
+});
+
+/** A store whose client answers from `answer` and records what was asked. */
+function setup(answer: (body: Record<string, any>) => Result<unknown> | Promise<Result<unknown>>, attrs: Record<string, string> = {}, fallback = '') {
+  const store = new Store('https://shop.example');
+  const asked: Array<Record<string, any>> = [];
+  store.client.call = (async (_method: string, _path: string, body: Record<string, any>) => {
+    asked.push(body);
+    return answer(body);
+  }) as typeof store.client.call;
+  const host = document.createElement('ucp-search-test');
+  for (const [k, v] of Object.entries(attrs)) host.setAttribute(k, v);
+  host.innerHTML = fallback;
+  document.body.append(host);
+  const root = host.attachShadow({ mode: 'open' });
+  mountSearch(host, root, store, money);
+  return { host, root, asked };
+}
+
+const pages = (body: Record<string, any>): Result<unknown> => {
+  const at = body.pagination.cursor ? Number(body.pagination.cursor.slice(1)) : 0;
+  const size = body.pagination.limit;
+  const all = Array.from({ length: 30 }, (_, i) => product(i + 1));
+  const products = all.slice(at, at + size);
+  const next = at + size < all.length;
+  return { ok: true, data: { products, pagination: { has_next_page: next, ...(next ? { cursor: `c${at + size}` } : {}) } } };
+};
+
+const titles = (root: ShadowRoot) => [...root.querySelectorAll('li .t')].map((e) => e.textContent);
+const button = (root: ShadowRoot, name: string) => [...root.querySelectorAll('button')].find((b) => b.textContent === name) as HTMLButtonElement;
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('<ucp-search>', () => {
+  it('asks for the first page with the query, category, page size and locale; pages forward and back by cursor', async () => {
+    const { root, asked } = setup(pages, { query: 'mug', category: 'kitchen', 'page-size': '12', lang: 'en', currency: 'eur' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    expect(asked[0]).toEqual({ query: 'mug', filters: { categories: ['kitchen'] }, pagination: { limit: 12 }, context: { language: 'en', currency: 'EUR' } });
+    expect(button(root, 'Previous page').disabled).toBe(true);
+    button(root, 'Next page').click();
+    await vi.waitFor(() => expect(titles(root)[0]).toBe('Product 13'));
+    expect(asked[1].pagination).toEqual({ limit: 12, cursor: 'c12' });
+    button(root, 'Next page').click();
+    await vi.waitFor(() => expect(titles(root)).toEqual(Array.from({ length: 6 }, (_, i) => `Product ${25 + i}`)));
+    expect(button(root, 'Next page').disabled).toBe(true);
+    button(root, 'Previous page').click();
+    await vi.waitFor(() => expect(titles(root)[0]).toBe('Product 13'));
+    expect(asked[3].pagination).toEqual({ limit: 12, cursor: 'c12' });
+    expect(root.querySelector('nav [aria-current=page]')!.textContent).toBe('Page 2');
+  });
+
+  it('cards link to the product page, with the price (a range says "From")', async () => {
+    const { root } = setup(pages, { lang: 'en' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    const first = root.querySelector('li')!;
+    expect(first.querySelector('a')!.getAttribute('href')).toBe('https://shop.example/products/p1');
+    expect(first.textContent).toContain('From $10.01');
+    expect(root.querySelectorAll('li')[1].textContent).toContain('$10.02');
+  });
+
+  it('without a query it browses everything (filters {}); a new search starts again at page 1', async () => {
+    const { root, asked } = setup(pages, { lang: 'en' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    expect(asked[0]).toMatchObject({ filters: {}, pagination: { limit: 12 } });
+    expect(asked[0].query).toBeUndefined();
+    button(root, 'Next page').click();
+    await vi.waitFor(() => expect(asked).toHaveLength(2));
+    const q = root.querySelector('input')!;
+    q.value = 'linen';
+    root.querySelector('form')!.dispatchEvent(new Event('submit', { cancelable: true }));
+    await vi.waitFor(() => expect(asked).toHaveLength(3));
+    expect(asked[2]).toMatchObject({ query: 'linen', pagination: { limit: 12 } });
+    expect(asked[2].pagination.cursor).toBeUndefined();
+  });
+
+  it('says when nothing matches, and words a failure for shoppers with a retry that works', async () => {
+    let fail = true;
+    const { root } = setup((body) => (fail ? { ok: false, status: 0, messages: [{ type: 'error', code: 'network_error', content: 'x', severity: 'unrecoverable' }] } : body.query === 'none' ? { ok: true, data: { products: [], pagination: { has_next_page: false } } } : pages(body)), { lang: 'fr' });
+    await vi.waitFor(() => expect(root.querySelector('[role=status]')!.textContent).toContain('Le catalogue n’a pas pu être chargé.'));
+    fail = false;
+    button(root, 'Réessayer').click();
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    root.querySelector('input')!.value = 'none';
+    root.querySelector('form')!.dispatchEvent(new Event('submit', { cancelable: true }));
+    await vi.waitFor(() => expect(root.querySelector('[role=status]')!.textContent).toBe('Aucun produit ne correspond à votre recherche.'));
+    expect(root.querySelector('ul')).toBeNull();
+  });
+
+  it("keeps the page's own listing (its children) in view until the first results arrive", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { root } = setup(async (body) => {
+      await gate;
+      return pages(body);
+    }, { lang: 'en' }, '<ul><li>Server listing</li></ul>');
+    expect(root.querySelector('slot')).not.toBeNull();
+    expect(root.querySelector('form')).toBeNull();
+    release();
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    expect(root.querySelector('slot')).toBeNull();
+  });
+
+  it('follows its attributes: a new query searches again; a new language asks again for the same page', async () => {
+    const { host, root, asked } = setup(pages, { lang: 'en' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    host.setAttribute('query', 'wool');
+    await vi.waitFor(() => expect(asked.at(-1)).toMatchObject({ query: 'wool' }));
+    host.setAttribute('lang', 'fr');
+    await vi.waitFor(() => expect(asked.at(-1)!.context.language).toBe('fr'));
+    await vi.waitFor(() => expect(button(root, 'Page suivante')).toBeTruthy());
+  });
+});
