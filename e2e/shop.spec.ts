@@ -149,3 +149,32 @@ test('a refused request is worded for shoppers, with a retry that works', async 
   await product.getByRole('button', { name: 'Try again' }).click();
   await expect(product.getByRole('button', { name: 'Add to cart' })).toBeVisible();
 });
+
+for (const width of [390, 360]) {
+  test(`${width} px: the cart's quantity stepper stays one piece (−, quantity, + on one row), in the shop and in an agent's frame`, async ({ page, baseURL }, info) => {
+    await page.setViewportSize({ width, height: 900 });
+    const oneRow = async (scope: ReturnType<Page['locator']>) => {
+      const boxes = await Promise.all(
+        [scope.getByRole('button', { name: /^Decrease quantity/ }), scope.getByRole('spinbutton', { name: /^Quantity of/ }), scope.getByRole('button', { name: /^Increase quantity/ })].map((l) => l.first().boundingBox()),
+      );
+      const tops = boxes.map((b) => Math.round(b!.y + b!.height / 2));
+      expect(Math.max(...tops) - Math.min(...tops)).toBeLessThanOrEqual(2);
+      // Nothing sticks out of the line: the price stays inside the cart.
+      const line = await scope.locator('li.line').first().boundingBox();
+      const price = await scope.locator('li.line > .p').first().boundingBox();
+      expect(price!.x + price!.width).toBeLessThanOrEqual(line!.x + line!.width + 1);
+    };
+    await page.goto(baseURL!.replace('//demo.', '//agent.'));
+    await page.getByRole('button', { name: 'Create cart and open it' }).click();
+    await expect(page.locator('#log li[data-type="ucp:cart:start"]')).toBeVisible();
+    await oneRow(page.frameLocator('iframe[title="Shopping cart"]').locator('ucp-cart'));
+    await shot(page, info, `agent-cart-${width}`);
+    await page.goto('/products/classic-tee');
+    const product = page.locator('ucp-product');
+    await product.getByRole('button', { name: 'Add to cart' }).click();
+    await expect(product.getByRole('status')).toContainText('Added');
+    await page.locator('ucp-cart').getByRole('button').first().click();
+    await oneRow(page.locator('ucp-cart'));
+    await shot(page, info, `shop-cart-${width}`);
+  });
+}

@@ -110,6 +110,8 @@ function CartBody({ store, ui, uid }: CartProps) {
                       </p>
                     ))}
                   <div class="row qty">
+                    {/* The stepper stays one piece on a narrow screen; "Remove" wraps below it. */}
+                    <span class="row">
                     <button type="button" aria-label={t(lang, 'dec', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity - 1)}>
                       −
                     </button>
@@ -127,6 +129,7 @@ function CartBody({ store, ui, uid }: CartProps) {
                     <button type="button" aria-label={t(lang, 'inc', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity + 1)}>
                       +
                     </button>
+                    </span>
                     <button type="button" part="remove" disabled={busy} onClick={() => setQty(l.id, title, 0)}>
                       {t(lang, 'remove', '').trim()}
                       <span class="sr"> {title}</span>
