@@ -55,7 +55,7 @@ export function hostMethods(auth: OpenCartOptions['auth'], continueUrl: string, 
         if (p.auth) {
           if (!auth) {
             reply.after = () => on.fail(epError('not_supported_error', 'No credential is available for this cart.', continueUrl));
-            return epError('not_supported_error', `No ${p.auth.type ?? ''} credential available.`);
+            return epError('not_supported_error', 'No credential is available for this cart.');
           }
           return { ucp: epSuccess(), credential: auth };
         }
@@ -64,7 +64,7 @@ export function hostMethods(auth: OpenCartOptions['auth'], continueUrl: string, 
     },
     [EP.auth]: {
       params: isAuthParams,
-      run: () => (stage === 'done' && auth ? { ucp: epSuccess(), credential: auth } : epError('not_supported_error', 'No credential is available.', undefined, 'recoverable')),
+      run: () => (stage === 'done' && auth ? { ucp: epSuccess(), credential: auth } : epError('not_supported_error', 'No credential is available for this cart.', undefined, 'recoverable')),
     },
   };
   const notifications: Methods = {
