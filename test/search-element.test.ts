@@ -133,3 +133,15 @@ describe('<ucp-search>', () => {
     await vi.waitFor(() => expect(button(root, 'Page suivante')).toBeTruthy());
   });
 });
+
+describe('<ucp-search> in the page', () => {
+  it('a moved element (disconnected, connected again) is drawn again from its state, without searching again', async () => {
+    const { host, root, asked } = setup(pages, { lang: 'en' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    host.remove();
+    document.body.append(host);
+    mountSearch(host, root, new Store('https://shop.example'), money);
+    expect(titles(root)).toHaveLength(12);
+    expect(asked).toHaveLength(1);
+  });
+});

@@ -73,15 +73,17 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return e;
 };
 
-const mounted = new WeakSet<HTMLElement>();
+/** Elements already built, with how to draw them again. */
+const mounted = new WeakMap<HTMLElement, () => void>();
 
 /**
  * Builds the element in its shadow root (which already has the widget's stylesheet; this adds its
- * own), once: a reconnected element keeps its state. Then follows its attributes.
+ * own), once: a reconnected element (moved on the page) is drawn again from the state it kept,
+ * without searching again. Then follows its attributes.
  */
 export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, money: Money): void {
-  if (mounted.has(host)) return;
-  mounted.add(host);
+  const again = mounted.get(host);
+  if (again) return again();
   try {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(CSS);
@@ -216,6 +218,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     if (ours && used) ((root.querySelector(`[data-k=${used}]:not(:disabled)`) ?? root.querySelector('nav button:not(:disabled)')) as HTMLElement | null)?.focus();
   };
 
+  mounted.set(host, () => draw(!!result));
   search();
   // An attribute changed: search again (the same page for `lang` and `currency`), or redraw the filter.
   new MutationObserver((changes) => {
