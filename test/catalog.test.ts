@@ -207,8 +207,26 @@ describe('POST /api/ucp/catalog/product', () => {
       selected: [{ name: 'size', label: 'S', id: 's' }, { name: 'color', label: 'White', id: 'white' }],
     });
     expect(r.body.product.variants[0].id).toBe('var_tee_s_white');
-    const size = r.body.product.options.find((o: any) => o.name === 'size');
+    const size = r.body.product.options.find((o: any) => o.name === 'Size');
     expect(size.values.every((v: any) => v.exists === true)).toBe(true);
+  });
+
+  it("option names are display names in the request's language (UCP: 'Size'); requests may name options either way", async () => {
+    const fr = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/product', {
+      id: 'prod_classic_tee',
+      context: { language: 'fr' },
+      selected: [{ name: 'Taille', label: 'S' }, { name: 'couleur', label: 'Blanc' }],
+    });
+    expectUcpValid('shopping/catalog_lookup.json#/$defs/get_product_response', fr.body);
+    expect(fr.body.product.options.map((o: any) => o.name)).toEqual(['Taille', 'Couleur']);
+    expect(fr.body.product.variants[0].id).toBe('var_tee_s_white');
+    expect(fr.body.product.selected).toEqual([{ name: 'Taille', label: 'S', id: 's' }, { name: 'Couleur', label: 'Blanc', id: 'white' }]);
+    // The English display name, and the catalog's option id, select the same way; preferences too.
+    for (const selected of [[{ name: 'Size', label: 'M' }, { name: 'Color', label: 'Navy' }], [{ name: 'size', id: 'm', label: 'M' }, { name: 'color', id: 'navy', label: 'Navy' }]]) {
+      const r = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/product', { id: 'prod_classic_tee', selected, preferences: ['Color'] });
+      expect(r.body.product.variants[0].id).toBe('var_tee_m_navy');
+      expect(r.body.product.options.map((o: any) => o.name)).toEqual(['Size', 'Color']);
+    }
   });
 
   it('answers a miss with a UCP error_response (200, not_found)', async () => {

@@ -8,6 +8,7 @@ import type { Product } from '../../src/wire/catalog.ts';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, LOOKUP_MAX_IDS, type GetProductRequest, type LookupRequest, type SearchRequest } from '../../src/wire/catalog.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { Shop, StoredProduct, StoredVariant } from '../formats/types.ts';
+import type { Localized } from '../formats/catalog-format.ts';
 import type { Locale } from './localize.ts';
 import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
 import { convert } from './money.ts';
@@ -287,11 +288,12 @@ function matchSelection(p: StoredProduct, req: GetProductRequest): StoredVariant
   if (!req.selected?.length || !p.options?.length) return undefined;
   const wanted = new Map<string, string>();
   for (const s of req.selected) {
-    const option = p.options.find((o) => o.name === s.name);
-    const value = option?.values.find((v) => v.id === s.id || Object.values(typeof v.label === 'string' ? { x: v.label } : v.label).includes(s.label));
-    if (value) wanted.set(s.name, value.id);
+    const option = optionNamed(p, s.name);
+    const value = option?.values.find((v) => v.id === s.id || labels(v.label).includes(s.label));
+    if (option && value) wanted.set(option.name, value.id);
   }
-  const order = [...(req.preferences ?? []), ...[...wanted.keys()].filter((k) => !req.preferences?.includes(k))];
+  const preferred = (req.preferences ?? []).map((n) => optionNamed(p, n)?.name ?? n);
+  const order = [...preferred, ...[...wanted.keys()].filter((k) => !preferred.includes(k))];
   let names = order.filter((n) => wanted.has(n));
   while (true) {
     const matches = p.variants.filter((v) => names.every((n) => v.options[n] === wanted.get(n)));
@@ -302,17 +304,31 @@ function matchSelection(p: StoredProduct, req: GetProductRequest): StoredVariant
   }
 }
 
-/** Marks each option value exists/available relative to the chosen variant's other options. */
+/** Every language's text of a localized value. */
+const labels = (l: Localized) => (typeof l === 'string' ? [l] : Object.values(l));
+
+/**
+ * The stored option a request names, by its id ("size") or by its display name in any language
+ * ("Size", "Taille": what UCP's `name` carries in responses), case-insensitively.
+ */
+function optionNamed(p: StoredProduct, name: string) {
+  const n = name.toLowerCase();
+  return p.options?.find((o) => o.name.toLowerCase() === n || labels(o.label).some((l) => l.toLowerCase() === n));
+}
+
+/** Marks each option value exists/available relative to the chosen variant's other options (rendered options are in stored order). */
 function optionAvailability(p: StoredProduct, chosen: StoredVariant, product: Product) {
-  return (product.options ?? []).map((opt) => ({
-    name: opt.name,
-    values: opt.values.map((val) => {
-      const combo = p.variants.filter(
-        (v) => v.options[opt.name] === val.id && Object.entries(chosen.options).every(([n, id]) => n === opt.name || v.options[n] === id),
-      );
-      return { ...val, exists: combo.length > 0, available: combo.some(isAvailable) };
-    }),
-  }));
+  return (p.options ?? []).map((stored, i) => {
+    const opt = product.options![i];
+    const id = stored.name;
+    return {
+      name: opt.name,
+      values: opt.values.map((val) => {
+        const combo = p.variants.filter((v) => v.options[id] === val.id && Object.entries(chosen.options).every(([n, vid]) => n === id || v.options[n] === vid));
+        return { ...val, exists: combo.length > 0, available: combo.some(isAvailable) };
+      }),
+    };
+  });
 }
 
 /** Variants by id for pricing carts: id -> its product and stored variant. Scoped to the shop. */

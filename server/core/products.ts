@@ -59,11 +59,16 @@ export function renderCustomizations(defs: CustomizationDef[], o: RenderOptions)
   });
 }
 
-/** Option labels of a variant, e.g. [{name:"size", label:"M", id:"m"}]. */
+/**
+ * A variant's options for display, e.g. [{name:"Size", label:"M", id:"m"}]: UCP's `name` is the
+ * option's display name in the request's language (the catalog's option id, "size", is what
+ * requests may also name it by: server/core/catalog.ts `optionNamed`).
+ */
 function selectedOptions(p: StoredProduct, v: StoredVariant, o: RenderOptions) {
   return Object.entries(v.options).map(([name, id]) => {
-    const value = p.options?.find((opt) => opt.name === name)?.values.find((val) => val.id === id);
-    return { name, label: value ? text(value.label, o.locale.language, o.defaultLanguage) : id, id };
+    const option = p.options?.find((opt) => opt.name === name);
+    const value = option?.values.find((val) => val.id === id);
+    return { name: option ? text(option.label, o.locale.language, o.defaultLanguage) : name, label: value ? text(value.label, o.locale.language, o.defaultLanguage) : id, id };
   });
 }
 
@@ -130,7 +135,7 @@ export function renderProduct(p: StoredProduct, o: RenderOptions, variants: Stor
         }
       : {}),
     ...(p.options?.length
-      ? { options: p.options.map((opt) => ({ name: opt.name, values: opt.values.map((v) => ({ id: v.id, label: t(v.label) })) })) }
+      ? { options: p.options.map((opt) => ({ name: t(opt.label), values: opt.values.map((v) => ({ id: v.id, label: t(v.label) })) })) }
       : {}),
     variants: variants.map((v) => renderVariant(p, v, o)),
     ...(p.tags?.length ? { tags: p.tags } : {}),

@@ -134,12 +134,12 @@ export async function homeContent(c: Context<AppEnv>, shop: Shop, prefs: Prefs, 
 
 /**
  * What the product page shows beside the widget: gallery, description, rating, and the options by
- * their names in the shopper's language (`labels`: option id → "Finish"; the UCP object carries ids).
+ * their names in the shopper's language (UCP's option `name` is the display name: "Finish").
  */
-export function productDetails(p: Product, say: StoreSay, labels: Record<string, string> = {}): Raw {
+export function productDetails(p: Product, say: StoreSay): Raw {
   const gallery = (p.media ?? []).filter((m) => m.type === undefined || m.type === 'image');
   const options = p.options?.length
-    ? html`<h2>${say('options')}</h2><dl class="options">${p.options.map((o) => html`<dt>${labels[o.name] ?? o.name}</dt><dd>${o.values.map((v) => v.label).join(', ')}</dd>`)}</dl>`
+    ? html`<h2>${say('options')}</h2><dl class="options">${p.options.map((o) => html`<dt>${o.name}</dt><dd>${o.values.map((v) => v.label).join(', ')}</dd>`)}</dl>`
     : '';
   return html`<section class="details">${
     gallery.length > 1 ? html`<ul class="gallery" aria-label="${say('gallery', p.title)}">${gallery.map((m) => html`<li><img src="${m.url}" alt="${m.alt_text ?? ''}" width="160" height="160" loading="lazy"></li>`)}</ul>` : ''

@@ -123,12 +123,11 @@ export function storefrontPages() {
     const title = text(row.doc.title, lang, shop.settings.default_language);
     const product = await getProduct(c.get('db'), shop, { id: row.id }, prefs.locale, c.get('origin'));
     const say = storeWords(lang);
-    const labels = Object.fromEntries((row.doc.options ?? []).map((o: { name: string; label: Parameters<typeof text>[0] }) => [o.name, text(o.label, lang, shop.settings.default_language)]));
     // The widget (image, price, variant, customizations, add to cart) and what else the catalog
     // knows about the product; without the protocol, the details alone.
     const body = shop.protocolEnabled
-      ? html`<h1 class="sr-only">${title}</h1><div class="product"><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>${productDetails(product, say, labels)}</div>`
-      : html`<h1>${title}</h1>${productDetails(product, say, labels)}`;
+      ? html`<h1 class="sr-only">${title}</h1><div class="product"><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>${productDetails(product, say)}</div>`
+      : html`<h1>${title}</h1>${productDetails(product, say)}`;
     return page(c, shop, title, body);
   });
 

@@ -18,7 +18,7 @@ export const CATALOG_TEXT = {
     'Each product appears once; variants list the requested `inputs` that matched. Unknown ids are reported as messages, not errors.',
   get_product:
     'Full detail of one product (or the product of a variant id). ' +
-    'Pass `catalog: {id, selected?: [{name, label}], preferences?: [option names], context?}`; `selected` picks option values and the matching variant comes first. ' +
+    'Pass `catalog: {id, selected?: [{name, label}], preferences?: [option names], context?}`; `selected` picks option values (names and labels as get_product shows them) and the matching variant comes first. ' +
     'Read `variant.metadata.customizations` here before adding a customizable variant to a cart. An unknown id returns a `not_found` message.',
 } as const;
 
