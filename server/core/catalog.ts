@@ -14,6 +14,7 @@ import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
 import { convert } from './money.ts';
 import { featuredVariant, isAvailable, renderProduct, type RenderOptions } from './products.ts';
 import { cachedProducts, cachedVariants, type VariantHit } from './product-cache.ts';
+import { correctQuery, searchVocabulary } from './search-correction.ts';
 
 /** PostgreSQL text-search configuration per language; others fall back to 'simple'. */
 const TS_CONFIG: Record<string, string> = { en: 'english', fr: 'french' };
@@ -78,6 +79,8 @@ function applyFilters<QB extends { where: (...args: any[]) => QB }>(qb: QB, filt
 export interface SearchResult {
   products: Product[];
   pagination: { has_next_page: boolean; cursor?: string };
+  /** `query_corrected` (info) when the typo-tolerant second pass answered. */
+  messages?: Message[];
 }
 
 /**
@@ -141,7 +144,24 @@ async function tierPage(db: DB, shop: Shop, cond: RawBuilder<boolean>, filters: 
   return { hits: [], total: Number(n.n) };
 }
 
+/**
+ * Catalog search. A query that finds nothing gets one typo-tolerant second pass
+ * (search-correction.ts): its unknown words corrected to the closest catalog words, the same page
+ * asked again, and an `info` message `query_corrected` saying what was searched instead. Later
+ * pages of the original query resolve the same way, so its cursors page through the corrected results.
+ */
 export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, locale: Locale, origin: string): Promise<SearchResult> {
+  const result = await searchOnce(db, shop, req, locale, origin);
+  const query = req.query?.trim();
+  if (result.products.length || !query) return result;
+  const corrected = correctQuery(query, await searchVocabulary(db, shop));
+  if (!corrected) return result;
+  const second = await searchOnce(db, shop, { ...req, query: corrected }, locale, origin);
+  if (!second.products.length) return result;
+  return { ...second, messages: [{ type: 'info', code: 'query_corrected', content: `No products match "${query}"; showing results for "${corrected}".` }] };
+}
+
+async function searchOnce(db: DB, shop: Shop, req: SearchRequest, locale: Locale, origin: string): Promise<SearchResult> {
   const requested = req.pagination?.limit ?? req.limit ?? SEARCH_DEFAULT_LIMIT;
   const limit = Math.min(requested, SEARCH_MAX_LIMIT); // a hint: clamp silently, as UCP allows
   const cursor = req.pagination?.cursor ?? req.cursor;

@@ -92,8 +92,27 @@ export function cachedVariants(db: DB, shopId: string, ids: string[]) {
   return { hits, missing, store: storer(e) };
 }
 
+/** Catalog writes this process has made, per database and shop (on either database). */
+const writes = new WeakMap<object, Map<string, number>>();
+
+/**
+ * How many catalog writes this process has made to the shop, and whether they are the only ones
+ * (the embedded database) or other processes write too (PostgreSQL): what derived caches key on
+ * (search-correction.ts).
+ */
+export function catalogGeneration(db: DB, shopId: string): { generation: number; onlyWriter: boolean } {
+  return { generation: writes.get(databaseIdentity(db))?.get(shopId) ?? 0, onlyWriter: isSingleWriter(db) };
+}
+
+/** The object that stands for a database in this process (for caches kept per database). */
+export const databaseKey = (db: DB): object => databaseIdentity(db);
+
 /** After any committed write to a shop's products: drop what this process cached for it. */
 export function catalogChanged(db: DB, shopId: string): void {
+  const key = databaseIdentity(db);
+  let counts = writes.get(key);
+  if (!counts) writes.set(key, (counts = new Map()));
+  counts.set(shopId, (counts.get(shopId) ?? 0) + 1);
   const e = entries(db, shopId);
   if (!e) return;
   e.generation++;

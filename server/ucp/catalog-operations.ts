@@ -44,8 +44,8 @@ export function withMessages<T extends object>(body: T, messages: Message[]): T 
 export async function searchCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
   const req = validate(SearchRequest, input, UCP_INPUT);
   const { locale, messages } = localize(ctx, req.context);
-  const result = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-  return { body: withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, messages), language: locale.language };
+  const { messages: found = [], ...result } = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
+  return { body: withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, [...messages, ...found]), language: locale.language };
 }
 
 export async function lookupCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
