@@ -111,6 +111,11 @@ for (const width of [1280, 390]) {
       await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('zzzzqqq');
       await search.getByRole('button', { name: 'Search', exact: true }).click();
       await expect(search.getByRole('status')).toHaveText('No products match your search.');
+      // A typo finds the product anyway, and the element says the results are close ones.
+      await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('flsk');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await expect(search.getByRole('status')).toHaveText(/^No exact match; showing close results\./);
+      await expect(search.getByRole('link', { name: 'Engraved Steel Flask' })).toBeVisible();
     });
 
     test('later pages are server-rendered (links a shopper shares), with numbered paging', async ({ page }) => {

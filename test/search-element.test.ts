@@ -109,6 +109,14 @@ describe('<ucp-search>', () => {
     expect(root.querySelector('ul')).toBeNull();
   });
 
+  it("says when the shop searched for close words instead (its typo-tolerant second pass)", async () => {
+    const { root } = setup((body) => {
+      const r = pages(body) as { ok: true; data: any };
+      return { ok: true, data: { ...r.data, messages: [{ type: 'info', code: 'query_corrected', content: 'No products match "flsk"; showing results for "flask".' }] } };
+    }, { lang: 'fr', query: 'flsk' });
+    await vi.waitFor(() => expect(root.querySelector('[role=status]')!.textContent).toBe('Aucun résultat exact\u00a0; voici des résultats proches. 12 produits sur cette page'));
+  });
+
   it("keeps the page's own listing (its children) in view until the first results arrive", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -35,6 +35,7 @@ const WORDS = {
     fromPrice: 'From {0}',
     results: 'Products',
     pages: 'Pages',
+    close: 'No exact match; showing close results.',
   },
   fr: {
     search: 'Rechercher dans le catalogue',
@@ -52,6 +53,7 @@ const WORDS = {
     fromPrice: 'À partir de {0}',
     results: 'Produits',
     pages: 'Pages',
+    close: 'Aucun résultat exact\u00a0; voici des résultats proches.',
   },
 };
 type Word = keyof typeof WORDS.en;
@@ -100,7 +102,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   /** The cursor of each page reached so far (page 1 has none). */
   let cursors: Array<string | undefined> = [undefined];
   let page = 0;
-  let result: { products: Product[]; next?: string } | null = null;
+  let result: { products: Product[]; next?: string; corrected?: boolean } | null = null;
   let failed = false;
   let loading = false;
   let asked = 0;
@@ -122,7 +124,14 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     const r = await store.client.call<SearchResponse>('POST', '/catalog/search', body);
     if (ticket !== asked || !host.isConnected) return; // a newer search, or the element left the page
     loading = false;
-    if (r.ok) result = { products: r.data.products, next: r.data.pagination?.has_next_page ? r.data.pagination.cursor : undefined };
+    if (r.ok) {
+      result = {
+        products: r.data.products,
+        next: r.data.pagination?.has_next_page ? r.data.pagination.cursor : undefined,
+        // The shop searched for close words instead (its typo-tolerant second pass).
+        corrected: !!r.data.messages?.some((m) => m.code === 'query_corrected'),
+      };
+    }
     else failed = true;
     draw(true);
   };
@@ -188,7 +197,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
       status.append(say('loading'));
     } else {
       if (loading) status.append(say('loading'));
-      else if (settled) status.append(result.products.length ? say('shown', result.products.length) : say('none'));
+      else if (settled) status.append(result.products.length ? `${result.corrected ? `${say('close')} ` : ''}${say('shown', result.products.length)}` : say('none'));
       if (result.products.length) parts.push(el('ul', { 'aria-label': say('results') }, ...result.products.map(card)));
       if (page > 0 || result.next) {
         const prev = el('button', { type: 'button', 'data-k': 'p' }, say('prev'));
