@@ -11,7 +11,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../src/wire/cart.ts';
-import type { Shop, StoredCartDiscounts, StoredCartLine, StoredDiscount, StoredProduct } from '../formats/types.ts';
+import type { Shop, StoredCartDiscounts, StoredCartLine, StoredProduct } from '../formats/types.ts';
 import { BusinessError, type FieldIssue } from './errors.ts';
 import { loadProducts, loadVariants } from './catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from './localize.ts';

@@ -8,8 +8,7 @@ import type { Product } from '../../src/wire/catalog.ts';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, LOOKUP_MAX_IDS, type GetProductRequest, type LookupRequest, type SearchRequest } from '../../src/wire/catalog.ts';
 import type { Message } from '../../src/wire/common.ts';
 import type { Shop, StoredProduct, StoredVariant } from '../formats/types.ts';
-import type { Localized } from '../formats/catalog-format.ts';
-import type { Locale } from './localize.ts';
+import { allLanguages, type Locale } from './localize.ts';
 import { BusinessError, InvalidRequest, RequestTooLarge } from './errors.ts';
 import { convert } from './money.ts';
 import { featuredVariant, isAvailable, renderProduct, type RenderOptions } from './products.ts';
@@ -309,7 +308,7 @@ function matchSelection(p: StoredProduct, req: GetProductRequest): StoredVariant
   const wanted = new Map<string, string>();
   for (const s of req.selected) {
     const option = optionNamed(p, s.name);
-    const value = option?.values.find((v) => v.id === s.id || labels(v.label).includes(s.label));
+    const value = option?.values.find((v) => v.id === s.id || allLanguages(v.label).includes(s.label));
     if (option && value) wanted.set(option.name, value.id);
   }
   const preferred = (req.preferences ?? []).map((n) => optionNamed(p, n)?.name ?? n);
@@ -324,16 +323,13 @@ function matchSelection(p: StoredProduct, req: GetProductRequest): StoredVariant
   }
 }
 
-/** Every language's text of a localized value. */
-const labels = (l: Localized) => (typeof l === 'string' ? [l] : Object.values(l));
-
 /**
  * The stored option a request names, by its id ("size") or by its display name in any language
  * ("Size", "Taille": what UCP's `name` carries in responses), case-insensitively.
  */
 function optionNamed(p: StoredProduct, name: string) {
   const n = name.toLowerCase();
-  return p.options?.find((o) => o.name.toLowerCase() === n || labels(o.label).some((l) => l.toLowerCase() === n));
+  return p.options?.find((o) => o.name.toLowerCase() === n || allLanguages(o.label).some((l) => l.toLowerCase() === n));
 }
 
 /** Marks each option value exists/available relative to the chosen variant's other options (rendered options are in stored order). */

@@ -94,6 +94,26 @@ export class BusinessError extends DomainError {
   }
 }
 
+/**
+ * Logs what lies behind a refusal the caller cannot act on (an unreachable store, an internal
+ * failure), once, at the edge that answers it; refusals of the caller's request are not logged.
+ */
+export function logCause(edge: string, err: DomainError): void {
+  if (err.cause !== undefined && (err.kind === 'unavailable' || err.kind === 'internal')) console.error(`[${edge}]`, err.code, err.cause);
+}
+
+/**
+ * Anything a handler threw, as a domain error: a refusal as it is, an unreachable database as
+ * UNAVAILABLE, anything else logged (naming the edge) and answered as INTERNAL, never described.
+ * Each edge words text its database refused (`isInvalidText`) itself, before this.
+ */
+export function toDomainError(err: unknown, edge: string): DomainError {
+  if (err instanceof DomainError) return err;
+  if (isUnavailable(err)) return new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content);
+  console.error(`[${edge}] unhandled error`, err);
+  return new DomainError('internal', INTERNAL.code, INTERNAL.content);
+}
+
 /** PostgreSQL refused a text value (22021 invalid byte sequence, 22P05 untranslatable character: NUL): the input is at fault. */
 export function isInvalidText(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

@@ -113,6 +113,11 @@ export function resolveLocale(
 }
 
 /** Text in the locale's language, falling back to the shop default, then any language. */
+/** Every language's text of a localized value (a plain string is its only one). */
+export function allLanguages(value: Localized): string[] {
+  return typeof value === 'string' ? [value] : Object.values(value);
+}
+
 export function text(value: Localized | undefined, language: string, fallback: string): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;

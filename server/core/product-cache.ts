@@ -43,7 +43,7 @@ function entries(db: DB, shopId: string): ShopEntries | undefined {
  * One object per database, shared by the Kysely instance and every transaction opened from it (they
  * share the dialect's adapter), so a lookup inside a transaction finds the same cache.
  */
-function databaseIdentity(db: DB): object {
+export function databaseIdentity(db: DB): object {
   return db.getExecutor().adapter;
 }
 
@@ -103,9 +103,6 @@ const writes = new WeakMap<object, Map<string, number>>();
 export function catalogGeneration(db: DB, shopId: string): { generation: number; onlyWriter: boolean } {
   return { generation: writes.get(databaseIdentity(db))?.get(shopId) ?? 0, onlyWriter: isSingleWriter(db) };
 }
-
-/** The object that stands for a database in this process (for caches kept per database). */
-export const databaseKey = (db: DB): object => databaseIdentity(db);
 
 /** After any committed write to a shop's products: drop what this process cached for it. */
 export function catalogChanged(db: DB, shopId: string): void {

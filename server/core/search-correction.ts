@@ -16,7 +16,9 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import { catalogGeneration, databaseKey } from './product-cache.ts';
+import { catalogGeneration, databaseIdentity } from './product-cache.ts';
+import { allLanguages } from './localize.ts';
+import type { Localized } from '../formats/catalog-format.ts';
 
 /** Lower-cased words: runs of letters and digits (accents kept). */
 export function wordsOf(text: string): string[] {
@@ -80,7 +82,7 @@ const TTL_MS = 30_000;
 /** The shop's catalog words (see the top of this file for which, and how long they are kept). */
 export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> {
   const { generation, onlyWriter } = catalogGeneration(db, shop.id);
-  const key = databaseKey(db);
+  const key = databaseIdentity(db);
   let cache = caches.get(key);
   if (!cache) caches.set(key, (cache = new Map()));
   const hit = cache.get(shop.id);
@@ -92,7 +94,7 @@ export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> 
     .execute();
   const words: Vocabulary = new Map();
   for (const r of rows) {
-    const title = typeof r.title === 'string' ? [r.title] : Object.values((r.title ?? {}) as Record<string, string>);
+    const title = r.title ? allLanguages(r.title as Localized) : [];
     const text = [...title, ...((r.tags as string[] | null) ?? []), ...((r.categories as string[] | null) ?? [])].join(' ');
     for (const w of new Set(wordsOf(text))) words.set(w, (words.get(w) ?? 0) + 1);
   }

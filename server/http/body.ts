@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import { DomainError, ERROR_CODES } from '../core/errors.ts';
-import { validate, type ValidateOptions } from '../core/validate.ts';
+import type { ValidateOptions } from '../core/validate.ts';
 import { inputProblem, MAX_UCP_STRING_LENGTH } from '../../src/wire/input.ts';
 
 /** How UCP bodies and tool arguments are validated: code `invalid_request`, the UCP text rule first. */

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { UCP_VERSION, type ErrorResponse, type Message, type ProtocolError } from '../../src/wire/common.ts';
-import { BusinessError, DomainError, INTERNAL, isInvalidText, isUnavailable, UNAVAILABLE, type ErrorKind, type FieldIssue } from '../core/errors.ts';
+import { BusinessError, DomainError, isInvalidText, logCause, toDomainError, UNAVAILABLE, type ErrorKind, type FieldIssue } from '../core/errors.ts';
 
 /** UCP REST's status for each kind of failure (UCP: input mistakes are 400, whatever their cause). */
 export const REST_STATUS: Record<ErrorKind, ContentfulStatusCode> = {
@@ -49,7 +49,6 @@ export function errorResponse(error: BusinessError, capabilities: Record<string,
 export function renderError(err: unknown, c: Context): Response {
   // Reaching here with a business outcome means a transport forgot its own envelope; still a 200.
   if (err instanceof BusinessError) return c.json(errorResponse(err, {}), 200);
-  if (err instanceof DomainError) return domainError(c, err);
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     return protocolError(c, status, status === 413 ? 'request_too_large' : 'http_error', err.message || 'Request failed.');
@@ -57,14 +56,12 @@ export function renderError(err: unknown, c: Context): Response {
   if (isInvalidText(err)) {
     return protocolError(c, 400, 'invalid_request', 'The request contains text the store cannot accept (e.g. the NUL character U+0000).');
   }
-  if (isUnavailable(err)) return domainError(c, new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content));
-  console.error('[server] unhandled error', err);
-  return domainError(c, new DomainError('internal', INTERNAL.code, INTERNAL.content));
+  return domainError(c, toDomainError(err, 'server'));
 }
 
 /** A domain error as `{code, content, messages?}` with its kind's status (and Retry-After when waiting helps). */
 function domainError(c: Context, err: DomainError): Response {
-  if (err.cause !== undefined && (err.kind === 'unavailable' || err.kind === 'internal')) console.error('[server]', err.code, err.cause);
+  logCause('server', err);
   const headers: Record<string, string> = err.kind === 'unavailable' ? { 'Retry-After': String(UNAVAILABLE.retryAfterSeconds) } : {};
   return protocolError(c, REST_STATUS[err.kind], err.code, err.message, err.issues.length ? { messages: issueMessages(err.issues) } : {}, headers);
 }

@@ -27,7 +27,7 @@ import { fromDomainError, McpProtocolError, RPC, rpcErrorBody } from './errors.t
 import { readCallMeta } from './meta.ts';
 import { callTool, inputSchemaOf, invalidParams, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 import { inputErrorResult } from './input-errors.ts';
-import { DomainError, INTERNAL, InvalidRequest, isUnavailable, RequestTooLarge, UNAVAILABLE } from '../core/errors.ts';
+import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
@@ -83,13 +83,9 @@ function buildServer(): Server {
       if (e instanceof RequestTooLarge) throw record(state, invalidParams(e));
       if (e instanceof InvalidRequest) return inputErrorResult(e, request.params.arguments, inputSchemaOf(request.params.name));
       if (e instanceof McpProtocolError) throw record(state, e);
-      if (e instanceof DomainError) {
-        if (e.cause !== undefined && (e.kind === 'unavailable' || e.kind === 'internal')) console.error('[mcp]', e.code, e.cause);
-        throw record(state, fromDomainError(e));
-      }
-      if (isUnavailable(e)) throw record(state, fromDomainError(new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content)));
-      console.error('[mcp] tool failed', request.params.name, e);
-      throw record(state, fromDomainError(new DomainError('internal', INTERNAL.code, INTERNAL.content)));
+      const failure = toDomainError(e, `mcp ${request.params.name}`);
+      logCause('mcp', failure);
+      throw record(state, fromDomainError(failure));
     }
   });
   return server;

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { REST_STATUS } from '../http/errors.ts';
-import { DomainError, INTERNAL, isInvalidText, isUnavailable, UNAVAILABLE, type ErrorKind } from '../core/errors.ts';
+import { DomainError, isInvalidText, logCause, toDomainError, UNAVAILABLE, type ErrorKind } from '../core/errors.ts';
 
 /** UCP REST's table, but a schema violation is 422: the body was JSON, its content is wrong. */
 export const MERCHANT_STATUS: Record<ErrorKind, ContentfulStatusCode> = { ...REST_STATUS, invalid: 422 };
@@ -21,14 +21,9 @@ export function envelope(c: Context, e: DomainError, extra: { required_scope?: s
 
 /** Anything a merchant route threw, as a domain error (database failures included); unexpected ones are logged. */
 export function asDomainError(err: unknown): DomainError {
-  if (err instanceof DomainError) {
-    if (err.cause !== undefined && (err.kind === 'unavailable' || err.kind === 'internal')) console.error('[merchant-api]', err.code, err.cause);
-    return err;
-  }
   // PostgreSQL refuses U+0000 in text (PGlite accepts it): the input, not the server, is wrong.
   if (isInvalidText(err)) return new DomainError('invalid', 'validation_failed', 'Text must not contain the NUL character (U+0000).');
-  // Database unreachable or restarting: transient, nothing half-written (docs/deploy.md).
-  if (isUnavailable(err)) return new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content);
-  console.error('[merchant-api] unhandled error', err);
-  return new DomainError('internal', INTERNAL.code, INTERNAL.content);
+  const e = toDomainError(err, 'merchant-api');
+  logCause('merchant-api', e);
+  return e;
 }

@@ -24,9 +24,7 @@ import {
   createModel,
   heldRefreshScope,
   issueAuthorizationCode,
-  lookupAccessToken,
   revokeIssuedToken,
-  type AccessTokenInfo,
 } from './model.ts';
 import { consentPage, errorPage, loginPage } from './pages.ts';
 import { authenticateBearer, issuerOf } from './bearer.ts';

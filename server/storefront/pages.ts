@@ -10,7 +10,7 @@ import type { Shop } from '../formats/types.ts';
 import { text } from '../core/localize.ts';
 import { hostBundle, roleChunks } from './host-bundle.ts';
 import { protocolError } from '../http/errors.ts';
-import { prefsOf, type Prefs, currencyAttr } from './prefs.ts';
+import { currencyAttr, prefsOf } from './prefs.ts';
 import { storeWords } from './words.ts';
 import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';

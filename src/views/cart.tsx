@@ -9,7 +9,6 @@
  */
 import { h, Fragment, createRef } from 'preact';
 import { signal } from '@preact/signals';
-import type { Cart } from '../wire/cart.ts';
 import { money, type Store } from '../state/store.ts';
 import { messageText, own, retryable, t } from './i18n.ts';
 
