@@ -10,6 +10,7 @@ import { createRequestListener } from './app.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
+import { warmCatalogIndexes } from './core/catalog-index.ts';
 import { checkKeyEncryptionSecret, useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
 
@@ -58,6 +59,13 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   });
   const port = (server.address() as AddressInfo).port;
   const stopPurge = startCartPurge(db);
+  // Search indexes are built in the background: until a shop's is ready, its searches ask the database.
+  let closing = false;
+  warmCatalogIndexes(db)
+    .then((built) => {
+      for (const b of built) if (b.products >= 10_000) console.log(`[search-index] ${b.shopId}: ${b.products} products indexed in ${(b.ms / 1000).toFixed(1)} s`);
+    })
+    .catch((err) => closing || console.error('[search-index] building the indexes failed', err));
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
   checkKeyEncryptionSecret(config.mode);
   const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });
@@ -67,6 +75,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     port,
     url: `http://${config.host}:${port}`,
     async close() {
+      closing = true;
       stopPurge();
       await webhooks.stop();
       // Stop accepting, let the handlers in flight finish (a client that hung up does not stop its

@@ -8,7 +8,7 @@ import { TITLE_VECTOR_SQL } from '../db/migrations/0006_product_search.ts';
 import { CatalogFile, StoredProduct, type Localized } from '../formats/catalog-format.ts';
 import type { Shop } from '../formats/types.ts';
 import { forgetCachedShops } from './shops.ts';
-import { catalogChanged } from './product-cache.ts';
+import { catalogWritten, recordCatalogChange } from './catalog-index.ts';
 import { saveShopDiscounts } from './discounts.ts';
 
 function allText(value: Localized | undefined, language: string): string {
@@ -117,14 +117,20 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
         await sql`alter index ${sql.id(index)} set (fastupdate = off)`.execute(tx);
       }
     }
+    await recordCatalogChange(tx, shop.id, products.map((p) => p.id));
   });
-  catalogChanged(db, shop.id);
+  await catalogWritten(db, shop.id);
 }
 
 export async function deleteProduct(db: DB, shopId: string, productId: string): Promise<boolean> {
-  const res = await db.deleteFrom('products').where('shop_id', '=', shopId).where('id', '=', productId).executeTakeFirst();
-  catalogChanged(db, shopId);
-  return Number(res.numDeletedRows) > 0;
+  const deleted = await db.transaction().execute(async (tx) => {
+    const res = await tx.deleteFrom('products').where('shop_id', '=', shopId).where('id', '=', productId).executeTakeFirst();
+    if (!Number(res.numDeletedRows)) return false;
+    await recordCatalogChange(tx, shopId, [productId]);
+    return true;
+  });
+  if (deleted) await catalogWritten(db, shopId);
+  return deleted;
 }
 
 /** Loads a whole catalog file: creates or updates the shop, then upserts every product. */

@@ -14,6 +14,8 @@ import { convert } from './money.ts';
 import { featuredVariant, isAvailable, renderProduct, type RenderOptions } from './products.ts';
 import { cachedProducts, cachedVariants, type VariantHit } from './product-cache.ts';
 import { correctQuery, searchVocabulary } from './search-correction.ts';
+import { catalogIndex, parseQuery } from './catalog-index.ts';
+import type { IndexFilters } from './search-index.ts';
 
 /** PostgreSQL text-search configuration per language; others fall back to 'simple'. */
 const TS_CONFIG: Record<string, string> = { en: 'english', fr: 'french' };
@@ -160,6 +162,54 @@ export async function searchCatalog(db: DB, shop: Shop, req: SearchRequest, loca
   return { ...second, messages: [{ type: 'info', code: 'query_corrected', content: `No products match "${query}"; showing results for "${corrected}".` }] };
 }
 
+/** The filters in the shop's currency, for the in-memory index. */
+function indexFilters(filters: Filters, locale: Locale): IndexFilters {
+  const p = filters?.price;
+  return {
+    categories: filters?.categories?.filter(Boolean),
+    priceAtLeast: p?.min === undefined ? undefined : toBase(p.min, locale, 'floor'),
+    priceAtMost: p?.max === undefined ? undefined : toBase(p.max, locale, 'ceil'),
+  };
+}
+
+/**
+ * The same search in SQL: while a shop's index is being built, for queries the index cannot answer
+ * (phrases need positions), and as the reference the index is tested against.
+ * Two tiers, each in catalog order: products whose title matches the query, then those that match
+ * elsewhere (description, identifiers).
+ */
+async function databaseSearch(db: DB, shop: Shop, query: string, filters: Filters, locale: Locale, offset: number, want: number): Promise<string[]> {
+  const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
+  const inTitle = sql<boolean>`(title_tsv @@ ${tsq} and tsv @@ ${tsq})`;
+  const elsewhere = sql<boolean>`(tsv @@ ${tsq} and not (title_tsv @@ ${tsq}))`;
+  let hits: Hit[];
+  if ((await catalogSize(db, shop)) <= searchTuning.sortAllUpTo) {
+    hits = await applyFilters(
+      db
+        .selectFrom('product_search')
+        .select(['product_id', 'position'])
+        .where('shop_id', '=', shop.id)
+        .where(sql<boolean>`tsv @@ ${tsq}`),
+      filters,
+      locale,
+    )
+      .orderBy(sql`title_tsv @@ ${tsq}`, 'desc')
+      .orderBy('position')
+      .limit(want)
+      .offset(offset)
+      .execute();
+  } else {
+    const first = await tierPage(db, shop, inTitle, filters, locale, offset, want, true);
+    hits = first.hits;
+    if (hits.length < want) {
+      // The title tier ended on this page, so its total is known (tierPage read it through the index).
+      const second = await tierPage(db, shop, elsewhere, filters, locale, Math.max(0, offset - (first.total ?? 0)), want - hits.length, false);
+      hits = [...hits, ...second.hits];
+    }
+  }
+  return hits.map((h) => h.product_id);
+}
+
 async function searchOnce(db: DB, shop: Shop, req: SearchRequest, locale: Locale, origin: string): Promise<SearchResult> {
   const requested = req.pagination?.limit ?? req.limit ?? SEARCH_DEFAULT_LIMIT;
   const limit = Math.min(requested, SEARCH_MAX_LIMIT); // a hint: clamp silently, as UCP allows
@@ -167,46 +217,22 @@ async function searchOnce(db: DB, shop: Shop, req: SearchRequest, locale: Locale
   const offset = cursor ? decodeCursor(cursor, req.pagination?.cursor ? '$.pagination.cursor' : '$.cursor') : 0;
   const query = req.query?.trim();
 
+  const want = limit + 1; // one more than the page tells whether a next page exists
+  const index = await catalogIndex(db, shop.id);
+  const tree = index && query ? await parseQuery(db, tsConfig(locale.language), query) : undefined;
+  let ids: string[] | undefined;
+  if (index && tree !== 'positional') ids = index.page(query ? tree : undefined, indexFilters(req.filters, locale), offset, want);
+  else if (query) ids = await databaseSearch(db, shop, query, req.filters, locale, offset, want);
+
   let products: StoredProduct[];
-  if (query) {
-    // Two tiers, each in catalog order: products whose title matches the query, then those that
-    // match elsewhere (description, identifiers). One more row than the page tells whether a next page exists.
-    const tsq = sql`(websearch_to_tsquery(${tsConfig(locale.language)}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))`;
-    const inTitle = sql<boolean>`(title_tsv @@ ${tsq} and tsv @@ ${tsq})`;
-    const elsewhere = sql<boolean>`(tsv @@ ${tsq} and not (title_tsv @@ ${tsq}))`;
-    const want = limit + 1;
-    let hits: Hit[];
-    if ((await catalogSize(db, shop)) <= searchTuning.sortAllUpTo) {
-      hits = await applyFilters(
-        db
-          .selectFrom('product_search')
-          .select(['product_id', 'position'])
-          .where('shop_id', '=', shop.id)
-          .where(sql<boolean>`tsv @@ ${tsq}`),
-        req.filters,
-        locale,
-      )
-        .orderBy(sql`title_tsv @@ ${tsq}`, 'desc')
-        .orderBy('position')
-        .limit(want)
-        .offset(offset)
-        .execute();
-    } else {
-      const first = await tierPage(db, shop, inTitle, req.filters, locale, offset, want, true);
-      hits = first.hits;
-      if (hits.length < want) {
-        // The title tier ended on this page, so its total is known (tierPage read it through the index).
-        const second = await tierPage(db, shop, elsewhere, req.filters, locale, Math.max(0, offset - (first.total ?? 0)), want - hits.length, false);
-        hits = [...hits, ...second.hits];
-      }
-    }
-    const docs = hits.length ? await loadProducts(db, shop, hits.map((h) => h.product_id)) : new Map<string, StoredProduct>();
-    products = hits.flatMap((h) => docs.get(h.product_id) ?? []);
+  if (ids) {
+    const docs = ids.length ? await loadProducts(db, shop, ids) : new Map<string, StoredProduct>();
+    products = ids.flatMap((id) => docs.get(id) ?? []);
   } else {
     // Browsing: catalog order straight off the (shop_id, position) index.
     const rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id), req.filters, locale)
       .orderBy('position')
-      .limit(limit + 1)
+      .limit(want)
       .offset(offset)
       .execute();
     products = rows.map((r) => parseDoc(r.doc));

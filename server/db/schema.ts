@@ -44,6 +44,19 @@ export interface ProductSearchTable {
   title_tsv: ColumnType<string, never, never>;
 }
 
+/** Per shop, the version of its catalog: bumped by every catalog write (migration 0012). */
+export interface CatalogVersionsTable {
+  shop_id: string;
+  version: number;
+}
+
+/** The products each catalog version touched; null: too many to list (rebuild). */
+export interface CatalogChangesTable {
+  shop_id: string;
+  version: number;
+  product_ids: string[] | null;
+}
+
 export interface VariantsTable {
   shop_id: string;
   id: string;
@@ -260,6 +273,8 @@ export interface Database {
   shops: ShopsTable;
   products: ProductsTable;
   product_search: ProductSearchTable;
+  catalog_versions: CatalogVersionsTable;
+  catalog_changes: CatalogChangesTable;
   variants: VariantsTable;
   carts: CartsTable;
   idempotency_keys: IdempotencyKeysTable;

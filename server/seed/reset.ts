@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { DB } from '../db/index.ts';
 import { loadCatalogFile } from '../core/catalog-store.ts';
 import { CatalogFile } from '../formats/catalog-format.ts';
-import { catalogChanged } from '../core/product-cache.ts';
+import { catalogWritten, recordCatalogChange } from '../core/catalog-index.ts';
 import { forgetCachedShops } from '../core/shops.ts';
 import { DEMO_DATA_DIR } from './demo.ts';
 import { DomainError, ERROR_CODES } from '../core/errors.ts';
@@ -65,11 +65,12 @@ export async function resetShop(db: DB, shopId: string, opts: { catalogFile?: un
       let del = tx.deleteFrom('products').where('shop_id', '=', shopId);
       if (keep.length) del = del.where('id', 'not in', keep);
       deleted.products = n(await del.executeTakeFirstOrThrow());
+      await recordCatalogChange(tx, shopId, null);
     }
     return deleted;
   });
   // After the commit: this process's caches (the running server's, when it calls this) start over.
-  catalogChanged(db, shopId);
+  await catalogWritten(db, shopId);
   forgetCachedShops();
   if (!file) return { shop: shopId, deleted: summary, catalog: 'kept' };
   const loaded = await loadCatalogFile(db, file);

@@ -14,6 +14,7 @@ import * as m0008 from './0008_host_assets.ts';
 import * as m0009 from './0009_cart_version.ts';
 import * as m0010 from './0010_rate_buckets.ts';
 import * as m0011 from './0011_app_owner.ts';
+import * as m0012 from './0012_catalog_changes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009_cart_version': m0009,
   '0010_rate_buckets': m0010,
   '0011_app_owner': m0011,
+  '0012_catalog_changes': m0012,
 };

@@ -1,0 +1,221 @@
+/**
+ * Keeps each shop's in-memory search index (search-index.ts) in step with the database, which stays
+ * the source of truth:
+ * - built from product_search on start (`warmCatalogIndexes`) or on a shop's first search; until
+ *   it is ready, search asks the database as before;
+ * - every catalog write records the products it touched under a new catalog version in the same
+ *   transaction (`recordCatalogChange`, migration 0012), and the writing process brings its index
+ *   up to that version before the write returns (`catalogWritten`): a process reads its own writes;
+ * - on PostgreSQL other processes write too: before searching, an index checks the shop's version
+ *   when its last check is older than `indexTuning.checkEveryMs` and re-reads the products changed
+ *   since. A write through another process is searchable here within that bound (docs/ucp.md).
+ *
+ * Queries are tokenized and stemmed by PostgreSQL itself (`websearch_to_tsquery`, English, French and
+ * identifiers), once per distinct query per database: the index compares the same lexemes the
+ * full-text columns hold, so its answers are the SQL search's (test/search-index.test.ts proves it
+ * over hundreds of generated queries).
+ */
+import { sql } from 'kysely';
+import type { DB } from '../db/index.ts';
+import { isSingleWriter } from '../db/index.ts';
+import { catalogChanged, databaseIdentity } from './product-cache.ts';
+import { SearchIndex, type IndexRow } from './search-index.ts';
+import { parseTsQuery, type TsQuery } from './tsquery.ts';
+
+export const indexTuning = {
+  /** Off: every search asks the database (the equivalence test compares both). */
+  enabled: true,
+  /** How stale another process's writes may be here (PostgreSQL): the version check's period. */
+  checkEveryMs: 100,
+  /** Rows read per query while building. */
+  buildChunk: 10_000,
+};
+
+/** A catalog write listing more products than this logs "rebuild" instead of the list. */
+const MAX_LOGGED_IDS = 5_000;
+/** Change-log entries kept per shop. */
+const KEEP_CHANGES = 1_000;
+
+interface Entry {
+  index?: SearchIndex;
+  /** Serializes builds and refreshes of this shop's index. */
+  chain: Promise<void>;
+  building: boolean;
+  checkedAt: number;
+  /** A refresh after a write failed: check before the next search. */
+  dirty: boolean;
+}
+
+const entries = new WeakMap<object, Map<string, Entry>>();
+
+function entryOf(db: DB, shopId: string): Entry {
+  const key = databaseIdentity(db);
+  let shops = entries.get(key);
+  if (!shops) entries.set(key, (shops = new Map()));
+  let e = shops.get(shopId);
+  if (!e) shops.set(shopId, (e = { chain: Promise.resolve(), building: false, checkedAt: 0, dirty: false }));
+  return e;
+}
+
+function serialize(e: Entry, work: () => Promise<void>): Promise<void> {
+  const run = e.chain.then(work);
+  e.chain = run.catch(() => {});
+  return run;
+}
+
+type Row = { product_id: string; position: number; categories: string; price_min: number; price_max: number; lexemes: string[]; title_lexemes: string[] };
+
+function toIndexRow(r: Row): IndexRow {
+  return {
+    productId: r.product_id,
+    position: Number(r.position),
+    categories: JSON.parse(r.categories) as string[],
+    priceMin: Number(r.price_min),
+    priceMax: Number(r.price_max),
+    lexemes: r.lexemes,
+    titleLexemes: r.title_lexemes,
+  };
+}
+
+const ROW_COLUMNS = sql`product_id, position, categories::text as categories, price_min, price_max, tsvector_to_array(tsv) as lexemes, tsvector_to_array(title_tsv) as title_lexemes`;
+
+async function shopVersion(db: DB, shopId: string): Promise<number> {
+  const row = await db.selectFrom('catalog_versions').select('version').where('shop_id', '=', shopId).executeTakeFirst();
+  return Number(row?.version ?? 0);
+}
+
+/** Reads the whole shop into a new index, in chunks in catalog order. */
+async function build(db: DB, shopId: string): Promise<SearchIndex> {
+  // The version first: rows read after it may be newer, and re-applying those changes is harmless.
+  const version = await shopVersion(db, shopId);
+  const rows: IndexRow[] = [];
+  let after = -1;
+  for (;;) {
+    const chunk = await sql<Row>`select ${ROW_COLUMNS} from product_search
+      where shop_id = ${shopId} and position > ${after} order by position limit ${indexTuning.buildChunk}`.execute(db);
+    for (const r of chunk.rows) rows.push(toIndexRow(r));
+    if (chunk.rows.length < indexTuning.buildChunk) break;
+    after = rows[rows.length - 1].position;
+  }
+  return new SearchIndex(rows, version);
+}
+
+async function rebuild(db: DB, shopId: string, e: Entry): Promise<void> {
+  e.building = true;
+  try {
+    e.index = await build(db, shopId);
+  } finally {
+    e.building = false;
+  }
+}
+
+/** Brings the index up to the shop's current version (one query when nothing changed). */
+async function refresh(db: DB, shopId: string, e: Entry): Promise<void> {
+  const index = e.index;
+  if (!index) return;
+  const startedAt = Date.now();
+  const changes = await db
+    .selectFrom('catalog_changes')
+    .select(['version', 'product_ids'])
+    .where('shop_id', '=', shopId)
+    .where('version', '>', index.version)
+    .orderBy('version')
+    .execute();
+  if (changes.length) {
+    const contiguous = Number(changes[0].version) === index.version + 1;
+    const ids = [...new Set(changes.flatMap((c) => c.product_ids ?? []))];
+    let patched = false;
+    if (contiguous && changes.every((c) => c.product_ids)) {
+      const rows = (await sql<Row>`select ${ROW_COLUMNS} from product_search where shop_id = ${shopId} and product_id = any(${sql.val(ids)}::text[])`.execute(db)).rows.map(toIndexRow);
+      const present = new Set(rows.map((r) => r.productId));
+      patched = index.patch(rows, ids.filter((id) => !present.has(id)));
+      if (patched) index.version = Number(changes[changes.length - 1].version);
+    }
+    if (!patched) await rebuild(db, shopId, e);
+  }
+  e.checkedAt = startedAt;
+  e.dirty = false;
+}
+
+/**
+ * The shop's index, current (within `checkEveryMs` of other processes' writes), or undefined while
+ * it is being built or when turned off: the caller then asks the database.
+ */
+export async function catalogIndex(db: DB, shopId: string): Promise<SearchIndex | undefined> {
+  if (!indexTuning.enabled) return undefined;
+  const e = entryOf(db, shopId);
+  if (!e.index) {
+    if (!e.building) {
+      e.building = true;
+      serialize(e, () => rebuild(db, shopId, e)).catch((err) => console.error('[search-index] build failed', shopId, err));
+    }
+    return undefined;
+  }
+  if (e.dirty || (!isSingleWriter(db) && Date.now() - e.checkedAt >= indexTuning.checkEveryMs)) {
+    await serialize(e, () => (e.dirty || Date.now() - e.checkedAt >= indexTuning.checkEveryMs ? refresh(db, shopId, e) : Promise.resolve()));
+  }
+  return e.index;
+}
+
+/** Builds every shop's index (at start, in the background); resolves with what each took. */
+export async function warmCatalogIndexes(db: DB): Promise<Array<{ shopId: string; products: number; ms: number }>> {
+  const shops = await db.selectFrom('shops').select('id').orderBy('id').execute();
+  const out = [];
+  for (const { id } of shops) {
+    const e = entryOf(db, id);
+    const t0 = performance.now();
+    await serialize(e, () => (e.index ? refresh(db, id, e) : rebuild(db, id, e)));
+    out.push({ shopId: id, products: e.index?.size ?? 0, ms: Math.round(performance.now() - t0) });
+  }
+  return out;
+}
+
+/**
+ * Inside a catalog write's transaction: the shop's next version, and the products it touched
+ * (`null`: too many, or all of them — indexes rebuild).
+ */
+export async function recordCatalogChange(tx: DB, shopId: string, productIds: string[] | null): Promise<void> {
+  const { version } = await tx
+    .insertInto('catalog_versions')
+    .values({ shop_id: shopId, version: 1 })
+    .onConflict((oc) => oc.column('shop_id').doUpdateSet({ version: sql`catalog_versions.version + 1` }))
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  const ids = productIds && productIds.length <= MAX_LOGGED_IDS ? productIds : null;
+  await sql`insert into catalog_changes (shop_id, version, product_ids) values (${shopId}, ${version}, ${ids === null ? null : sql`${sql.val(ids)}::text[]`})`.execute(tx);
+  if (Number(version) % 100 === 0) await tx.deleteFrom('catalog_changes').where('shop_id', '=', shopId).where('version', '<=', Number(version) - KEEP_CHANGES).execute();
+}
+
+/**
+ * After a catalog write commits: this process's caches follow it before the write is acknowledged.
+ * A failed refresh does not fail the committed write; the next search checks again.
+ */
+export async function catalogWritten(db: DB, shopId: string): Promise<void> {
+  catalogChanged(db, shopId);
+  const e = entryOf(db, shopId);
+  // A build under way may have read the catalog before this write: refresh after it.
+  if (!e.index && !e.building) return;
+  await serialize(e, () => refresh(db, shopId, e)).catch((err) => {
+    e.dirty = true;
+    console.error('[search-index] refresh failed', shopId, (err as Error).message);
+  });
+}
+
+/** Parsed queries per database: PostgreSQL's tokenizer and stemmers, asked once per distinct query. */
+const parsed = new WeakMap<object, Map<string, TsQuery | null | 'positional'>>();
+const MAX_PARSED = 10_000;
+
+/** The query as the SQL search reads it: the language's stemming OR'd with identifiers as typed. */
+export async function parseQuery(db: DB, config: string, query: string): Promise<TsQuery | null | 'positional'> {
+  const key = databaseIdentity(db);
+  let memo = parsed.get(key);
+  if (!memo) parsed.set(key, (memo = new Map()));
+  const k = `${config}\n${query}`;
+  const hit = memo.get(k);
+  if (hit !== undefined) return hit;
+  const row = await sql<{ q: string }>`select (websearch_to_tsquery(${config}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))::text as q`.execute(db);
+  const tree = parseTsQuery(row.rows[0].q);
+  if (memo.size >= MAX_PARSED) memo.clear();
+  memo.set(k, tree);
+  return tree;
+}
