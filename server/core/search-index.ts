@@ -6,7 +6,7 @@
  * database and keeping it current is catalog-index.ts.
  *
  * Products are numbered by catalog position (ordinals), so every posting list is a sorted
- * Int32Array and a query is a few merges of sorted arrays. A changed product keeps its ordinal; a new
+ * Int32Array and a query walks them in step (cursors), stopping once its page is full. A changed product keeps its ordinal; a new
  * one is appended, which keeps lists sorted as long as new products come last in catalog order (a
  * bigserial): `patch` reports when one does not, and the caller rebuilds.
  */
@@ -33,6 +33,16 @@ export interface IndexFilters {
 }
 
 const EMPTY = new Int32Array(0);
+/** Past every ordinal: what a cursor answers when it has no more members. */
+const END = 0x7fffffff;
+
+/**
+ * A posting list. Most lexemes (ids, SKUs, numbers) belong to one product: those hold the ordinal
+ * itself, which saves a typed array per lexeme (at 100,000 generated products, 300,000 of 315,000).
+ */
+type Postings = Int32Array | number;
+const listOf = (p: Postings | undefined): Int32Array => (p === undefined ? EMPTY : typeof p === 'number' ? Int32Array.of(p) : p);
+const compact = (list: Int32Array): Postings => (list.length === 1 ? list[0] : list);
 
 export class SearchIndex {
   /** The catalog version (catalog_versions) this index reflects. */
@@ -44,10 +54,8 @@ export class SearchIndex {
   private categories: string[][] = [];
   private live: boolean[] = [];
   private ordinalOf = new Map<string, number>();
-  private body = new Map<string, Int32Array>();
-  private title = new Map<string, Int32Array>();
-  /** Every live ordinal, sorted: what NOT complements against and browsing walks. Rebuilt lazily. */
-  private universe: Int32Array | undefined;
+  private body = new Map<string, Postings>();
+  private title = new Map<string, Postings>();
   /** Equal category lists share one array. */
   private categoryLists = new Map<string, string[]>();
 
@@ -61,8 +69,8 @@ export class SearchIndex {
       for (const l of row.lexemes) push(body, l, ord);
       for (const l of row.titleLexemes) push(title, l, ord);
     }
-    for (const [l, list] of body) this.body.set(l, Int32Array.from(list));
-    for (const [l, list] of title) this.title.set(l, Int32Array.from(list));
+    for (const [l, list] of body) this.body.set(l, list.length === 1 ? list[0] : Int32Array.from(list));
+    for (const [l, list] of title) this.title.set(l, list.length === 1 ? list[0] : Int32Array.from(list));
   }
 
   get size(): number {
@@ -131,34 +139,24 @@ export class SearchIndex {
     }
     addOrdinals(this.body, addBody);
     addOrdinals(this.title, addTitle);
-    this.universe = undefined;
     return true;
   }
 
-  private all(): Int32Array {
-    if (!this.universe) {
-      const out: number[] = [];
-      for (let i = 0; i < this.live.length; i++) if (this.live[i]) out.push(i);
-      this.universe = Int32Array.from(out);
-    }
-    return this.universe;
-  }
-
-  private evaluate(q: TsQuery, map: Map<string, Int32Array>): Int32Array {
+  /**
+   * A cursor over the products a query matches in one vector (body or title), in catalog order.
+   * Cursors are lazy: a page reads the posting lists only as far as its last hit, so a broad query
+   * costs about a page of work however many products it matches.
+   */
+  private cursor(q: TsQuery, map: Map<string, Postings>): Cursor {
     switch (q.op) {
       case 'term':
-        return map.get(q.lexeme) ?? EMPTY;
+        return termCursor(listOf(map.get(q.lexeme)));
       case 'not':
-        return difference(this.all(), this.evaluate(q.arg, map));
-      case 'and': {
-        // a & !b is a minus b: no complement of the whole catalog needed.
-        const [a, b] = q.args;
-        if (b.op === 'not' && a.op !== 'not') return difference(this.evaluate(a, map), this.evaluate(b.arg, map));
-        if (a.op === 'not' && b.op !== 'not') return difference(this.evaluate(b, map), this.evaluate(a.arg, map));
-        return intersect(this.evaluate(a, map), this.evaluate(b, map));
-      }
+        return notCursor(this.cursor(q.arg, map), this.live);
+      case 'and':
+        return andCursor(this.cursor(q.args[0], map), this.cursor(q.args[1], map));
       case 'or':
-        return union(this.evaluate(q.args[0], map), this.evaluate(q.args[1], map));
+        return orCursor(this.cursor(q.args[0], map), this.cursor(q.args[1], map));
     }
   }
 
@@ -169,29 +167,20 @@ export class SearchIndex {
    */
   page(query: TsQuery | null | undefined, filters: IndexFilters, offset: number, count: number): string[] {
     if (query === null) return [];
-    const tiers: Int32Array[] = [];
-    if (query === undefined) tiers.push(this.all());
-    else {
-      const matches = this.evaluate(query, this.body);
-      if (!matches.length) return [];
-      const inTitle = intersect(matches, this.evaluate(query, this.title));
-      tiers.push(inTitle, difference(matches, inTitle));
-    }
     const keep = this.filter(filters);
     const out: string[] = [];
     let skip = offset;
+    // Each tier is a fresh walk (cursors only move forward).
+    const tiers: Array<() => Cursor> =
+      query === undefined
+        ? [() => notCursor(termCursor(EMPTY), this.live)]
+        : [
+            () => andCursor(this.cursor(query, this.body), this.cursor(query, this.title)),
+            () => andCursor(this.cursor(query, this.body), notCursor(this.cursor(query, this.title), this.live)),
+          ];
     for (const tier of tiers) {
-      if (!keep && skip >= tier.length) {
-        skip -= tier.length;
-        continue;
-      }
-      let i = 0;
-      if (!keep) {
-        i = skip;
-        skip = 0;
-      }
-      for (; i < tier.length && out.length < count; i++) {
-        const ord = tier[i];
+      const c = tier();
+      for (let ord = c(0); ord !== END && out.length < count; ord = c(ord + 1)) {
         if (keep && !keep(ord)) continue;
         if (skip > 0) skip--;
         else out.push(this.ids[ord]);
@@ -217,8 +206,10 @@ export class SearchIndex {
     let bytes = 0;
     for (const map of [this.body, this.title]) {
       for (const [l, list] of map) {
-        postings += list.length;
-        bytes += list.byteLength + 2 * l.length + 64; // payload, key, map entry and array header
+        const n = typeof list === 'number' ? 1 : list.length;
+        postings += n;
+        // key (header + one byte per character), map entry, and for lists the array and its header
+        bytes += 16 + l.length + 24 + (typeof list === 'number' ? 0 : list.byteLength + 64);
       }
     }
     for (const id of this.ids) bytes += 2 * id.length + 16;
@@ -233,8 +224,13 @@ function push(map: Map<string, number[]>, key: string, ord: number): void {
   else map.set(key, [ord]);
 }
 
-function removeOrdinals(map: Map<string, Int32Array>, stale: Set<number>): void {
-  for (const [l, list] of map) {
+function removeOrdinals(map: Map<string, Postings>, stale: Set<number>): void {
+  for (const [l, p] of map) {
+    if (typeof p === 'number') {
+      if (stale.has(p)) map.delete(l);
+      continue;
+    }
+    const list = p;
     let hit = false;
     for (const ord of stale) {
       if (has(list, ord)) {
@@ -244,16 +240,68 @@ function removeOrdinals(map: Map<string, Int32Array>, stale: Set<number>): void 
     }
     if (!hit) continue;
     const kept = list.filter((o) => !stale.has(o));
-    if (kept.length) map.set(l, kept);
+    if (kept.length) map.set(l, compact(kept));
     else map.delete(l);
   }
 }
 
-function addOrdinals(map: Map<string, Int32Array>, add: Map<string, number[]>): void {
+function addOrdinals(map: Map<string, Postings>, add: Map<string, number[]>): void {
   for (const [l, ords] of add) {
     ords.sort((a, b) => a - b);
-    map.set(l, union(map.get(l) ?? EMPTY, Int32Array.from(ords)).slice()); // slice: not a view of a larger buffer
+    map.set(l, compact(union(listOf(map.get(l)), Int32Array.from(ords)).slice())); // slice: not a view of a larger buffer
   }
+}
+
+/** `c(t)`: the first member at or after ordinal t (END when none); t never decreases between calls. */
+type Cursor = (t: number) => number;
+
+function termCursor(list: Int32Array): Cursor {
+  let i = 0;
+  return (t) => {
+    if (i < list.length && list[i] < t) {
+      // Gallop, then binary search: skipping far ahead costs a logarithm, not a scan.
+      let step = 1;
+      let lo = i;
+      let hi = i + 1;
+      while (hi < list.length && list[hi] < t) {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+      }
+      if (hi > list.length) hi = list.length;
+      while (lo + 1 < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid] < t) lo = mid;
+        else hi = mid;
+      }
+      i = hi;
+    }
+    return i < list.length ? list[i] : END;
+  };
+}
+
+function andCursor(a: Cursor, b: Cursor): Cursor {
+  return (t) => {
+    let x = a(t);
+    for (;;) {
+      if (x === END) return END;
+      const y = b(x);
+      if (y === x) return x;
+      x = a(y);
+    }
+  };
+}
+
+function orCursor(a: Cursor, b: Cursor): Cursor {
+  return (t) => Math.min(a(t), b(t));
+}
+
+/** Live products not in `inner`. */
+function notCursor(inner: Cursor, live: boolean[]): Cursor {
+  return (t) => {
+    for (let x = t; x < live.length; x++) if (live[x] && inner(x) !== x) return x;
+    return END;
+  };
 }
 
 function has(list: Int32Array, x: number): boolean {
@@ -266,23 +314,6 @@ function has(list: Int32Array, x: number): boolean {
     else hi = mid - 1;
   }
   return false;
-}
-
-function intersect(a: Int32Array, b: Int32Array): Int32Array {
-  if (!a.length || !b.length) return EMPTY;
-  const out = new Int32Array(Math.min(a.length, b.length));
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      out[n++] = a[i];
-      i++;
-      j++;
-    } else if (a[i] < b[j]) i++;
-    else j++;
-  }
-  return out.subarray(0, n);
 }
 
 function union(a: Int32Array, b: Int32Array): Int32Array {
@@ -305,15 +336,3 @@ function union(a: Int32Array, b: Int32Array): Int32Array {
   return out.subarray(0, n);
 }
 
-function difference(a: Int32Array, b: Int32Array): Int32Array {
-  if (!a.length || !b.length) return a;
-  const out = new Int32Array(a.length);
-  let j = 0;
-  let n = 0;
-  for (let i = 0; i < a.length; i++) {
-    while (j < b.length && b[j] < a[i]) j++;
-    if (j < b.length && b[j] === a[i]) continue;
-    out[n++] = a[i];
-  }
-  return out.subarray(0, n);
-}
