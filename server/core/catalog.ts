@@ -4,6 +4,8 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { DB } from '../db/index.ts';
+import { isSingleWriter } from '../db/index.ts';
+import { serializedOnce } from '../lib/json-fragments.ts';
 import type { Product } from '../../src/wire/catalog.ts';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, LOOKUP_MAX_IDS, type GetProductRequest, type LookupRequest, type SearchRequest } from '../../src/wire/catalog.ts';
 import type { Message } from '../../src/wire/common.ts';
@@ -240,14 +242,34 @@ async function searchOnce(db: DB, shop: Shop, req: SearchRequest, locale: Locale
 
   const hasNext = products.length > limit;
   const o = renderOptions(shop, locale, origin);
+  const remember = isSingleWriter(db); // documents are cached objects only there (product-cache.ts)
   return {
-    products: products.slice(0, limit).map((p) => {
-      // Listings lead with the featured variant.
-      const featured = featuredVariant(p);
-      return renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
-    }),
+    products: products.slice(0, limit).map((p) => renderListing(p, o, remember)),
     pagination: hasNext ? { has_next_page: true, cursor: encodeCursor(offset + limit) } : { has_next_page: false },
   };
+}
+
+/**
+ * A product as listings show it (the featured variant first). Where stored documents are cached
+ * objects, the rendering is kept per document and locale, with its JSON (lib/json-fragments.ts): a
+ * catalog write replaces the document, and with it what was kept.
+ */
+const listings = new WeakMap<StoredProduct, Map<string, Product>>();
+
+function renderListing(p: StoredProduct, o: RenderOptions, remember: boolean): Product {
+  const featured = featuredVariant(p);
+  const render = () => renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
+  if (!remember) return render();
+  const { language, currency, rates } = o.locale;
+  const key = `${language}|${currency}|${rates.base}|${rates.rates[currency] ?? ''}|${o.origin}|${o.defaultLanguage}`;
+  let byLocale = listings.get(p);
+  if (!byLocale) listings.set(p, (byLocale = new Map()));
+  let product = byLocale.get(key);
+  if (!product) {
+    if (byLocale.size >= 16) byLocale.clear();
+    byLocale.set(key, (product = serializedOnce(render())));
+  }
+  return product;
 }
 
 export interface LookupResult {

@@ -8,6 +8,7 @@
  * values, same key order), so the text is still exactly that object's JSON.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { toJson } from '../lib/json-fragments.ts';
 
 /** Texts made by toolResult and not yet written; bounded in case an answer is never written. */
 const made = new Set<string>();
@@ -15,7 +16,7 @@ const MAX_PENDING = 256;
 
 /** The MCP result for a UCP body: the body as structuredContent and as JSON text. */
 export function toolResult(body: object, extra: { isError?: true } = {}) {
-  const text = JSON.stringify(body);
+  const text = toJson(body);
   if (made.size >= MAX_PENDING) made.clear();
   made.add(text);
   return { content: [{ type: 'text' as const, text }], structuredContent: body as Record<string, unknown>, ...extra };

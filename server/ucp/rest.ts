@@ -12,6 +12,7 @@ import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from '../core/ucp-profile.ts';
 import { negotiatedOf, ucpAccess } from './access.ts';
 import { ucpOpenApi } from './openapi.ts';
+import { toJson } from '../lib/json-fragments.ts';
 
 export function ucpRestRoutes() {
   const app = new Hono<AppEnv>();
@@ -42,7 +43,7 @@ export function ucpRestRoutes() {
       input,
     );
     c.header('Content-Language', language);
-    return c.json(body);
+    return c.body(toJson(body), 200, { 'Content-Type': 'application/json' });
   };
   app.post('/catalog/search', catalog(searchCatalogOp));
   app.post('/catalog/lookup', catalog(lookupCatalogOp));
