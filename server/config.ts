@@ -57,6 +57,11 @@ export interface Config {
    * (core/signing-keys.ts). Unset: a public development secret, with a warning in production.
    */
   keyEncryptionSecret?: string;
+  /**
+   * SEARCH_INDEX_CHECK_MS: on PostgreSQL, how often a process's search index checks for catalog
+   * writes by other processes, so how stale their writes may be here (default 100; docs/ucp.md).
+   */
+  searchIndexCheckMs?: number;
   /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/webhooks.ts defaults). */
   webhooks: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number; leaseMs?: number };
 }
@@ -86,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
     keyEncryptionSecret: env.KEY_ENCRYPTION_SECRET || undefined,
+    searchIndexCheckMs: positive(env.SEARCH_INDEX_CHECK_MS),
     webhooks: { pollMs: positive(env.WEBHOOK_POLL_MS), retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS), maxAttempts: positive(env.WEBHOOK_MAX_ATTEMPTS), leaseMs: positive(env.WEBHOOK_LEASE_MS) },
   };
 }

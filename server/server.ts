@@ -10,7 +10,7 @@ import { createRequestListener } from './app.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
-import { warmCatalogIndexes } from './core/catalog-index.ts';
+import { indexTuning, warmCatalogIndexes } from './core/catalog-index.ts';
 import { checkKeyEncryptionSecret, useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
 
@@ -59,11 +59,12 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   });
   const port = (server.address() as AddressInfo).port;
   const stopPurge = startCartPurge(db);
+  if (config.searchIndexCheckMs) indexTuning.checkEveryMs = config.searchIndexCheckMs;
   // Search indexes are built in the background: until a shop's is ready, its searches ask the database.
   let closing = false;
   warmCatalogIndexes(db)
     .then((built) => {
-      for (const b of built) if (b.products >= 10_000) console.log(`[search-index] ${b.shopId}: ${b.products} products indexed in ${(b.ms / 1000).toFixed(1)} s`);
+      for (const b of built) if (b.products >= 10_000) console.log(`[search-index] ${b.shopId}: ${b.products} products indexed in ${(b.ms / 1000).toFixed(1)} s (${(b.bytes / 1e6).toFixed(1)} MB)`);
     })
     .catch((err) => closing || console.error('[search-index] building the indexes failed', err));
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.

@@ -176,6 +176,9 @@ describe('the index follows catalog writes before they return', () => {
     await upsertProducts(s.db, shop, [product('prod_k1', 'Xylophone Kettle')]);
     expect(await find('zanzibar')).toEqual([]);
     expect(await find('xylophone')).toEqual(['prod_k1']);
+    // The listing shows the new document, not a rendering kept from before the write.
+    const listed = await s.req(HOST, 'POST', '/api/ucp/catalog/search', { query: 'xylophone' });
+    expect(listed.body.products[0].title).toBe('Xylophone Kettle');
     // Still in its place in catalog order: the last product, after every other kettle in its tier.
     const kettles = await find('kettle');
     expect(kettles.at(-1) === 'prod_k1' || kettles.length === 50).toBe(true);

@@ -158,14 +158,14 @@ export async function catalogIndex(db: DB, shopId: string): Promise<SearchIndex 
 }
 
 /** Builds every shop's index (at start, in the background); resolves with what each took. */
-export async function warmCatalogIndexes(db: DB): Promise<Array<{ shopId: string; products: number; ms: number }>> {
+export async function warmCatalogIndexes(db: DB): Promise<Array<{ shopId: string; products: number; bytes: number; ms: number }>> {
   const shops = await db.selectFrom('shops').select('id').orderBy('id').execute();
   const out = [];
   for (const { id } of shops) {
     const e = entryOf(db, id);
     const t0 = performance.now();
     await serialize(e, () => (e.index ? refresh(db, id, e) : rebuild(db, id, e)));
-    out.push({ shopId: id, products: e.index?.size ?? 0, ms: Math.round(performance.now() - t0) });
+    out.push({ shopId: id, products: e.index?.size ?? 0, bytes: e.index?.stats().bytes ?? 0, ms: Math.round(performance.now() - t0) });
   }
   return out;
 }

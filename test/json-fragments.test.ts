@@ -1,0 +1,32 @@
+/**
+ * server/lib/json-fragments.ts: a body written from remembered texts is exactly JSON.stringify's
+ * text of it, and a remembered object cannot change under its text.
+ */
+import { describe, expect, it } from 'vitest';
+import { serializedOnce, toJson } from '../server/lib/json-fragments.ts';
+
+describe('toJson', () => {
+  const product = () => serializedOnce({ id: 'p1', title: 'Flask "steel" \u2028', variants: [{ id: 'v1', price: { amount: 1, currency: 'USD' } }], tags: undefined });
+
+  it('equals JSON.stringify for bodies with remembered items, plain values, undefined and nulls', () => {
+    const bodies: object[] = [
+      { ucp: { version: '2026-04-08' }, products: [product(), product()], pagination: { has_next_page: false } },
+      { products: [product(), { id: 'plain', n: null }, null], skipped: undefined, f: () => 1, empty: [], nested: { products: [product()] } },
+      { only: product() },
+      product(),
+      {},
+    ];
+    for (const body of bodies) expect(toJson(body)).toBe(JSON.stringify(body));
+  });
+
+  it('freezes what it remembers, deeply: the text stays the object', () => {
+    const p = product();
+    expect(() => {
+      (p as { id: string }).id = 'changed';
+    }).toThrow(TypeError);
+    expect(() => {
+      p.variants[0].price.amount = 2;
+    }).toThrow(TypeError);
+    expect(toJson({ products: [p] })).toBe(JSON.stringify({ products: [p] }));
+  });
+});
