@@ -6,6 +6,7 @@
  *   BENCH_PRODUCTS=10000 BENCH_SECONDS=5 npm run bench
  *   BENCH_ONLY=limiter BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # the limiter's cost alone
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
+ *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
  *
  * Each server runs in its own process; autocannon drives it from this one.
  */
@@ -16,13 +17,14 @@ import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
+import { benchSearchAtScale, SEARCH_QUERIES } from './search.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=limiter: the baseline and the transport limiter's cost only (a quick check). */
 const ONLY = process.env.BENCH_ONLY;
 const sizes = (process.env.BENCH_PRODUCTS ?? '10000,100000').split(',').map(Number);
-const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
+const QUERIES = SEARCH_QUERIES;
 
 /** The database for one catalog size, built in a child process (bench/prepare.ts). */
 function prepare(dataDir: string, products: number): void {
@@ -109,6 +111,10 @@ async function main() {
         rows.push(...(await limiterCost(dataDir)));
         continue;
       }
+      if (ONLY === 'search') {
+        rows.push(...(await benchSearchAtScale(dataDir, products, seconds)));
+        continue;
+      }
       if (ONLY === 'durable') {
         rows.push(...(await benchDurable(dataDir, seconds)));
         continue;
@@ -120,20 +126,18 @@ async function main() {
         if (products === sizes[0]) {
           rows.push(await load('discovery GET /.well-known/ucp', { url, host: 'demo.localhost', path: '/.well-known/ucp', durationSec: seconds }));
         }
-        // One connection: the latency of a search itself, without queueing; ten: throughput.
-        for (const connections of [1, 10]) {
-          rows.push(
-            await load(`catalog search (${products} products), ${connections} connection${connections > 1 ? 's' : ''}`, {
-              url,
-              host: 'bench.localhost',
-              method: 'POST',
-              path: '/api/ucp/catalog/search',
-              bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
-              durationSec: seconds,
-              connections,
-            }),
-          );
-        }
+        // One connection: the latency of a search itself, without queueing (ten: benchSearchAtScale below).
+        rows.push(
+          await load(`catalog search (${products} products), 1 connection`, {
+            url,
+            host: 'bench.localhost',
+            method: 'POST',
+            path: '/api/ucp/catalog/search',
+            bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+            durationSec: seconds,
+            connections: 1,
+          }),
+        );
         if (products === sizes[0]) {
           // Feature benchmarks live beside their features; they run here when present.
           for (const [file, fn] of [['./carts.ts', 'benchCarts'], ['./mcp.ts', 'benchMcp']] as const) {
@@ -145,6 +149,8 @@ async function main() {
       } finally {
         await stop(server);
       }
+      // Ten connections, beside the bare in-memory index server over the same data (bench/search.ts).
+      rows.push(...(await benchSearchAtScale(dataDir, products, seconds)));
       if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)), ...(await benchDurable(dataDir, seconds)));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

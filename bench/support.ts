@@ -76,11 +76,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+const outputs = new WeakMap<ChildProcess, () => string>();
+
+/** What a child started by startChild has printed so far. */
+export function childOutput(child: ChildProcess): string {
+  return outputs.get(child)?.() ?? '';
+}
+
 /** Starts a child process and resolves once it prints `marker`. */
 export function startChild(cmd: string, args: string[], env: Record<string, string>, marker: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
+    outputs.set(child, () => out);
     child.stdout!.on('data', (d) => {
       out += d;
       if (marker.test(out)) resolve(child);
