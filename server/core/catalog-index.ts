@@ -33,6 +33,8 @@ export const indexTuning = {
 
 /** A catalog write listing more products than this logs "rebuild" instead of the list. */
 const MAX_LOGGED_IDS = 5_000;
+/** After a failed build, how long searches use SQL before the next try. */
+const BUILD_RETRY_MS = 5_000;
 /** Change-log entries kept per shop. */
 const KEEP_CHANGES = 1_000;
 
@@ -41,6 +43,8 @@ interface Entry {
   /** Serializes builds and refreshes of this shop's index. */
   chain: Promise<void>;
   building: boolean;
+  /** When the last build failed: the next try waits BUILD_RETRY_MS (searches use SQL meanwhile). */
+  failedAt: number;
   checkedAt: number;
   /** A refresh after a write failed: check before the next search. */
   dirty: boolean;
@@ -53,7 +57,7 @@ function entryOf(db: DB, shopId: string): Entry {
   let shops = entries.get(key);
   if (!shops) entries.set(key, (shops = new Map()));
   let e = shops.get(shopId);
-  if (!e) shops.set(shopId, (e = { chain: Promise.resolve(), building: false, checkedAt: 0, dirty: false }));
+  if (!e) shops.set(shopId, (e = { chain: Promise.resolve(), building: false, failedAt: 0, checkedAt: 0, dirty: false }));
   return e;
 }
 
@@ -152,9 +156,12 @@ export async function catalogIndex(db: DB, shopId: string): Promise<SearchIndex 
   if (!indexTuning.enabled) return undefined;
   const e = entryOf(db, shopId);
   if (!e.index) {
-    if (!e.building) {
+    if (!e.building && Date.now() - e.failedAt >= BUILD_RETRY_MS) {
       e.building = true;
-      serialize(e, () => rebuild(db, shopId, e)).catch((err) => console.error('[search-index] build failed', shopId, err));
+      serialize(e, () => rebuild(db, shopId, e)).catch((err) => {
+        e.failedAt = Date.now();
+        console.error('[search-index] build failed', shopId, (err as Error).message);
+      });
     }
     return undefined;
   }
@@ -211,6 +218,8 @@ export async function catalogWritten(db: DB, shopId: string): Promise<void> {
 /** Parsed queries per database: PostgreSQL's tokenizer and stemmers, asked once per distinct query. */
 const parsed = new WeakMap<object, Map<string, TsQuery | null | 'positional'>>();
 const MAX_PARSED = 10_000;
+/** Longer queries are parsed every time: the memo stays small whatever clients send. */
+const MAX_PARSED_LENGTH = 200;
 
 /** The query as the SQL search reads it: the language's stemming OR'd with identifiers as typed. */
 export async function parseQuery(db: DB, config: string, query: string): Promise<TsQuery | null | 'positional'> {
@@ -222,6 +231,7 @@ export async function parseQuery(db: DB, config: string, query: string): Promise
   if (hit !== undefined) return hit;
   const row = await sql<{ q: string }>`select (websearch_to_tsquery(${config}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))::text as q`.execute(db);
   const tree = parseTsQuery(row.rows[0].q);
+  if (query.length > MAX_PARSED_LENGTH) return tree;
   if (memo.size >= MAX_PARSED) memo.clear();
   memo.set(k, tree);
   return tree;
