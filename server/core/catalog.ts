@@ -87,7 +87,8 @@ export interface SearchResult {
 }
 
 /**
- * Search strategy (results never depend on it; tests turn these to force one path or the other):
+ * Search strategy in SQL (`databaseSearch`: before a shop's in-memory index is built, and for
+ * phrases). Results never depend on it; tests turn these to force one path or the other:
  * - up to `sortAllUpTo` products, one query takes every match through the full-text index and sorts
  *   them (a few hundred rows at most: cheaper than any walk, and one round trip with the documents);
  * - above it, each tier walks the first `walkWindow` products in catalog order and stops at one page
