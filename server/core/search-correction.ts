@@ -9,14 +9,16 @@
  * products use, then alphabetical order, so a correction is deterministic.
  *
  * The catalog's words are those of product titles (every language), categories and tags, as
- * shoppers and agents type them. They are kept per shop in this process until its next catalog
- * write (product-cache.ts's generation), and on PostgreSQL, where other processes also write, for
- * 30 s at most: a product another process wrote is a correction target within 30 s.
+ * shoppers and agents type them. They are kept per shop until the catalog version the shop's search
+ * index follows changes (catalog-index.ts: at once for this process's writes, within
+ * SEARCH_INDEX_CHECK_MS for other processes'); while the index is being built, until this process's
+ * next catalog write, and on PostgreSQL for 30 s at most.
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
 import { catalogGeneration, databaseIdentity } from './product-cache.ts';
+import { catalogIndex } from './catalog-index.ts';
 import { allLanguages } from './localize.ts';
 import type { Localized } from '../formats/catalog-format.ts';
 
@@ -76,17 +78,21 @@ export function correctQuery(query: string, vocabulary: Vocabulary): string | nu
 }
 
 /** Per database (tests run several in one process), then per shop. */
-const caches = new WeakMap<object, Map<string, { at: number; generation: number; words: Vocabulary }>>();
+const caches = new WeakMap<object, Map<string, { at: number; version: string; words: Vocabulary }>>();
 const TTL_MS = 30_000;
 
 /** The shop's catalog words (see the top of this file for which, and how long they are kept). */
 export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> {
+  // The catalog version the search index follows (every process, within its check period), else
+  // this process's own write count (kept for TTL_MS on PostgreSQL, where others write too).
+  const index = await catalogIndex(db, shop.id);
   const { generation, onlyWriter } = catalogGeneration(db, shop.id);
+  const version = index ? `v${index.version}` : `g${generation}`;
   const key = databaseIdentity(db);
   let cache = caches.get(key);
   if (!cache) caches.set(key, (cache = new Map()));
   const hit = cache.get(shop.id);
-  if (hit && hit.generation === generation && (onlyWriter || Date.now() - hit.at < TTL_MS)) return hit.words;
+  if (hit && hit.version === version && (index || onlyWriter || Date.now() - hit.at < TTL_MS)) return hit.words;
   const rows = await db
     .selectFrom('products')
     .select([sql<unknown>`doc->'title'`.as('title'), sql<unknown>`doc->'tags'`.as('tags'), 'categories'])
@@ -98,6 +104,6 @@ export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> 
     const text = [...title, ...((r.tags as string[] | null) ?? []), ...((r.categories as string[] | null) ?? [])].join(' ');
     for (const w of new Set(wordsOf(text))) words.set(w, (words.get(w) ?? 0) + 1);
   }
-  cache.set(shop.id, { at: Date.now(), generation, words });
+  cache.set(shop.id, { at: Date.now(), version, words });
   return words;
 }
