@@ -221,7 +221,10 @@ const MAX_PARSED = 10_000;
 /** Longer queries are parsed every time: the memo stays small whatever clients send. */
 const MAX_PARSED_LENGTH = 200;
 
-/** The query as the SQL search reads it: the language's stemming OR'd with identifiers as typed. */
+/**
+ * The query as the SQL search reads it: the language's stemming OR'd with identifiers as typed.
+ * 'positional' means "let SQL answer" (phrases, prefixes, or a form the reader does not know).
+ */
 export async function parseQuery(db: DB, config: string, query: string): Promise<TsQuery | null | 'positional'> {
   const key = databaseIdentity(db);
   let memo = parsed.get(key);
@@ -230,7 +233,14 @@ export async function parseQuery(db: DB, config: string, query: string): Promise
   const hit = memo.get(k);
   if (hit !== undefined) return hit;
   const row = await sql<{ q: string }>`select (websearch_to_tsquery(${config}::regconfig, ${query}) || websearch_to_tsquery('simple'::regconfig, ${query}))::text as q`.execute(db);
-  const tree = parseTsQuery(row.rows[0].q);
+  let tree: TsQuery | null | 'positional';
+  try {
+    tree = parseTsQuery(row.rows[0].q);
+  } catch (err) {
+    // A form this reader does not know: SQL answers it (never a failed search), and we hear of it.
+    console.error('[search-index]', (err as Error).message);
+    tree = 'positional';
+  }
   if (query.length > MAX_PARSED_LENGTH) return tree;
   if (memo.size >= MAX_PARSED) memo.clear();
   memo.set(k, tree);
