@@ -13,9 +13,9 @@ import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { createTestDatabase, startTempPostgres } from '../test/support/postgres.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
+import { loadSearch } from './search.ts';
 
 const PRODUCTS = 10_000;
-const QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
 const CART = JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] });
 
 async function prepare(opts: { databaseUrl?: string; dataDir: string }): Promise<void> {
@@ -35,14 +35,7 @@ async function measure(label: string, script: string, env: Record<string, string
   const url = `http://127.0.0.1:${port}`;
   try {
     const cart = await load(`cart create, ${label}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: [CART], durationSec: seconds });
-    const search = await load(`catalog search (${PRODUCTS} products), ${label}`, {
-      url,
-      host: 'bench.localhost',
-      method: 'POST',
-      path: '/api/ucp/catalog/search',
-      bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
-      durationSec: seconds,
-    });
+    const search = await loadSearch(`catalog search (${PRODUCTS} products), ${label}`, { url, durationSec: seconds });
     return [cart, search];
   } finally {
     await stop(server);

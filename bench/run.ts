@@ -17,14 +17,13 @@ import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
-import { benchSearchAtScale, SEARCH_QUERIES } from './search.ts';
+import { benchSearchAtScale, loadSearch } from './search.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=limiter: the baseline and the transport limiter's cost only (a quick check). */
 const ONLY = process.env.BENCH_ONLY;
 const sizes = (process.env.BENCH_PRODUCTS ?? '10000,100000').split(',').map(Number);
-const QUERIES = SEARCH_QUERIES;
 
 /** The database for one catalog size, built in a child process (bench/prepare.ts). */
 function prepare(dataDir: string, products: number): void {
@@ -67,7 +66,7 @@ async function limiterCost(dataDir: string): Promise<Row[]> {
       const url = `http://127.0.0.1:${port}`;
       try {
         const cases: Array<[string, Row]> = [
-          ['catalog search, 10 connections', await load(`search, limiter ${mode}`, { url, host: 'bench.localhost', method: 'POST', path: '/api/ucp/catalog/search', bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })), durationSec: seconds })],
+          ['catalog search, 10 connections', await loadSearch(`search, limiter ${mode}`, { url, durationSec: seconds })],
           ['cart create (durable)', await load(`cart create, limiter ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds })],
         ];
         for (const [name, r] of cases) {
@@ -130,17 +129,7 @@ async function main() {
           rows.push(await load('discovery GET /.well-known/ucp', { url, host: 'demo.localhost', path: '/.well-known/ucp', durationSec: seconds }));
         }
         // One connection: the latency of a search itself, without queueing (ten: benchSearchAtScale below).
-        rows.push(
-          await load(`catalog search (${products} products), 1 connection`, {
-            url,
-            host: 'bench.localhost',
-            method: 'POST',
-            path: '/api/ucp/catalog/search',
-            bodies: QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
-            durationSec: seconds,
-            connections: 1,
-          }),
-        );
+        rows.push(await loadSearch(`catalog search (${products} products), 1 connection`, { url, durationSec: seconds, connections: 1 }));
         if (products === sizes[0]) {
           // Feature benchmarks live beside their features; they run here when present.
           for (const [file, fn] of [['./carts.ts', 'benchCarts'], ['./mcp.ts', 'benchMcp']] as const) {

@@ -7,7 +7,20 @@
 import { readFileSync } from 'node:fs';
 import { childOutput, freePort, load, startChild, stop, type Row } from './support.ts';
 
-export const SEARCH_QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
+const SEARCH_QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
+
+/** The bench's search case: its ten queries in turn, page size 10, on the generated shop. */
+export function loadSearch(name: string, o: { url: string; durationSec: number; connections?: number; path?: string }): Promise<Row> {
+  return load(name, {
+    url: o.url,
+    host: 'bench.localhost',
+    method: 'POST',
+    path: o.path ?? '/api/ucp/catalog/search',
+    bodies: SEARCH_QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+    durationSec: o.durationSec,
+    connections: o.connections,
+  });
+}
 
 function residentMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -15,7 +28,6 @@ function residentMb(pid: number | undefined): number {
 }
 
 export async function benchSearchAtScale(dataDir: string, products: number, seconds: number): Promise<Row[]> {
-  const bodies = SEARCH_QUERIES.map((query) => JSON.stringify({ query, limit: 10 }));
   const sums = { ours: { rps: 0, p99: 0 }, reference: { rps: 0, p99: 0 } };
   let built = 'index report missing'; // server.ts logs it for catalogs of 10,000 products and more
   let rss = 0;
@@ -27,7 +39,7 @@ export async function benchSearchAtScale(dataDir: string, products: number, seco
           ? await startChild(process.execPath, ['--import', 'tsx', 'bench/search-reference.ts', dataDir, String(port), 'shop_bench'], {}, /ready/)
           : await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' }, /shop_bench: .* indexed in .*\n/);
       try {
-        const r = await load(`search ${kind}`, { url: `http://127.0.0.1:${port}`, host: 'bench.localhost', method: 'POST', path: kind === 'ours' ? '/api/ucp/catalog/search' : '/', bodies, durationSec: seconds });
+        const r = await loadSearch(`search ${kind}`, { url: `http://127.0.0.1:${port}`, durationSec: seconds, ...(kind === 'reference' ? { path: '/' } : {}) });
         sums[kind].rps += r.rps / 2;
         sums[kind].p99 = Math.max(sums[kind].p99, r.p99);
         if (kind === 'ours') {
