@@ -42,7 +42,7 @@ const END = 0x7fffffff;
  */
 type Postings = Int32Array | number;
 const listOf = (p: Postings | undefined): Int32Array => (p === undefined ? EMPTY : typeof p === 'number' ? Int32Array.of(p) : p);
-const compact = (list: Int32Array): Postings => (list.length === 1 ? list[0] : list);
+const compact = (list: Int32Array | number[]): Postings => (list.length === 1 ? list[0] : list instanceof Int32Array ? list : Int32Array.from(list));
 
 export class SearchIndex {
   /** The catalog version (catalog_versions) this index reflects. */
@@ -69,8 +69,8 @@ export class SearchIndex {
       for (const l of row.lexemes) push(body, l, ord);
       for (const l of row.titleLexemes) push(title, l, ord);
     }
-    for (const [l, list] of body) this.body.set(l, list.length === 1 ? list[0] : Int32Array.from(list));
-    for (const [l, list] of title) this.title.set(l, list.length === 1 ? list[0] : Int32Array.from(list));
+    for (const [l, list] of body) this.body.set(l, compact(list));
+    for (const [l, list] of title) this.title.set(l, compact(list));
   }
 
   get size(): number {
