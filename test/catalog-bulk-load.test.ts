@@ -50,6 +50,26 @@ describe('bulk catalog load', () => {
     expect((await search('bulk.localhost', { query: 'linen' })).products.length).toBeGreaterThan(0);
   });
 
+  it('a second load replaces each product\'s variants and keeps its place in the catalog', async () => {
+    const file = generateCatalog({ products: COUNT, shopId: 'shop_reload', domain: 'reload.localhost', name: 'Reload' });
+    await loadCatalogFile(s.db, file);
+    const positions = await sql<{ id: string; position: number }>`select id, position from products where shop_id = 'shop_reload' order by id`.execute(s.db);
+    // Every product keeps only its first variant, under a new SKU; one product in 100 is new.
+    const changed = file.products.map((p) => ({ ...p, variants: [{ ...p.variants[0], sku: `NEW-${p.id}` }] }));
+    const added = generateCatalog({ products: 12, shopId: 'shop_reload2', domain: 'x.localhost', name: 'X' }).products;
+    await loadCatalogFile(s.db, { ...file, products: [...changed, ...added] });
+    const variants = await sql<{ id: string; product_id: string; sku: string }>`select id, product_id, sku from variants where shop_id = 'shop_reload'`.execute(s.db);
+    const expected = [...changed, ...added].flatMap((p) => p.variants.map((v) => ({ id: v.id, product_id: p.id, sku: v.sku })));
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    expect(variants.rows.sort(byId)).toEqual(expected.sort(byId));
+    const after = await sql<{ id: string; position: number }>`select id, position from products where shop_id = 'shop_reload' and id = any(${positions.rows.map((r) => r.id)}::text[]) order by id`.execute(s.db);
+    expect(after.rows).toEqual(positions.rows);
+    const hit = await search('reload.localhost', { query: `NEW-${file.products[7].id}` });
+    expect(hit.products.map((p) => p.id)).toEqual([file.products[7].id]);
+    const old = await search('reload.localhost', { query: file.products[7].variants[1].sku! });
+    expect(old.products).toEqual([]);
+  }, 120_000);
+
   it('leaves the search indexes writing one entry at a time (fastupdate off), nothing pending', async () => {
     const rows = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class where relname in ('product_search_tsv_idx', 'product_search_title_idx')`.execute(s.db);
     expect(rows.rows).toHaveLength(2);

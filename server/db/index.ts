@@ -19,6 +19,9 @@ export function isSingleWriter(db: DB): boolean {
   return singleWriter.has(db.getExecutor().adapter);
 }
 
+/** Is `db` the embedded database (PostgreSQL in WASM, on one worker thread)? The same set: only it is single-writer. */
+export const isEmbedded: (db: DB) => boolean = isSingleWriter;
+
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for PGlite; `memory://` for a throwaway in-memory database (tests). */

@@ -27,8 +27,6 @@ export interface ProductsTable {
   price_min: number;
   price_max: number;
   categories: Json<string[]>;
-  /** Text indexed for search per language (`_`: identifiers); its vector lives in product_search. */
-  search_text: Json<Record<string, string>>;
   updated_at: Generated<Timestamp>;
 }
 
