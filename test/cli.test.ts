@@ -161,7 +161,7 @@ describe('reset --shop', () => {
       await db.insertInto('customers').values({ shop_id: 'shop_demo', id: 'cus_1', email: 'a@b.example', first_name: null, last_name: null, created_at: now }).execute();
       await db.insertInto('orders').values({ shop_id: 'shop_demo', id: 'ord_1', customer_id: 'cus_1', status: 'created', currency: 'USD', items: '[]', subtotal: 0, total: 0, created_at: now } as never).execute();
       await db.updateTable('products').set({ handle: 'changed' }).where('shop_id', '=', 'shop_demo').where('id', '=', 'prod_engraved_flask').execute();
-      await db.insertInto('products').values({ shop_id: 'shop_demo', id: 'prod_added', handle: 'added', doc: '{}', price_min: 1, price_max: 1, categories: '[]', search_text: '{}' } as never).execute();
+      await db.insertInto('products').values({ shop_id: 'shop_demo', id: 'prod_added', handle: 'added', doc: '{}', price_min: 1, price_max: 1, categories: '[]' } as never).execute();
     } finally {
       await db.destroy();
     }
