@@ -15,6 +15,8 @@ import { COMMANDS, runCli } from '../server/cli/main.ts';
 import type { Io } from '../server/cli/cli.ts';
 import { openDatabase } from '../server/db/index.ts';
 import { createTestDatabase } from './support/postgres.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
 import { startTestServer } from './support/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -111,6 +113,19 @@ describe('commands on a database', () => {
     expect(results.map((x: { shop: string }) => x.shop).sort()).toEqual(['shop_demo', 'shop_offline', 'shop_other', 'shop_strict']);
     expect(r.err).toMatch(/demo\.json: 49\/49 \(100%/);
   });
+
+  it('seed: a large file says when it has written every row and is finishing, then loads', async () => {
+    const file = join(dir, 'large.json');
+    writeFileSync(file, JSON.stringify(generateCatalog({ products: BULK_LOAD_PRODUCTS, shopId: 'shop_large', domain: 'large.localhost', name: 'Large' })));
+    const r = await cli('seed', file);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.err.split('\n');
+    const full = lines.findIndex((l) => l.includes(`${BULK_LOAD_PRODUCTS}/${BULK_LOAD_PRODUCTS} (100%`));
+    const finishing = lines.findIndex((l) => /large\.json: merging the search index and refreshing statistics \(\d+\.\d s\)/.test(l));
+    expect(full, r.err).toBeGreaterThanOrEqual(0);
+    expect(finishing, r.err).toBeGreaterThan(full);
+    expect(r.out).toContain(`large.json: loaded ${BULK_LOAD_PRODUCTS} products into shop shop_large`);
+  }, 60_000);
 
   it('seed: a bad file fails with its issues and exit 1; the others still load', async () => {
     const bad = join(dir, 'bad.json');

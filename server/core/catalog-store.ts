@@ -16,8 +16,12 @@ import { ScratchVectors, VECTORS, VECTOR_TEXT_COLUMNS, vectorText, type ProductV
 /** Rows per statement: each batch is one JSON parameter per table (`jsonb_to_recordset`). */
 const BATCH = 500;
 
-/** Called after each batch of a bulk load (inside its transaction): products written so far, and in all. */
-export type LoadProgress = (done: number, total: number) => void;
+/**
+ * Called after each batch (inside the load's transaction): products written so far, and in all;
+ * then once with `finishing` when a bulk load has written every row and merges its search index
+ * entries (seconds at 100,000 products), so a progress display does not look stuck at 100 %.
+ */
+export type LoadProgress = (done: number, total: number, stage?: 'finishing') => void;
 
 /** The search indexes written one entry at a time in normal use (fastupdate off, migration 0006). */
 const SEARCH_INDEXES = ['product_search_tsv_idx', 'product_search_title_idx'];
@@ -44,6 +48,7 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
       }
       await writeBatches(tx, shop, products, scratch, onProgress);
       if (bulk) {
+        onProgress?.(products.length, products.length, 'finishing');
         for (const index of SEARCH_INDEXES) {
           await sql`select gin_clean_pending_list(${index}::regclass)`.execute(tx);
           await sql`alter index ${sql.id(index)} set (fastupdate = off)`.execute(tx);

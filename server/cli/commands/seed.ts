@@ -30,7 +30,9 @@ export const seed: Command = {
       for (const file of files) {
         const bar = progress(io, file);
         try {
-          const { shopId, products } = await loadCatalogFile(db, JSON.parse(readFileSync(file, 'utf8')), (done, total) => bar.update(done, total));
+          const { shopId, products } = await loadCatalogFile(db, JSON.parse(readFileSync(file, 'utf8')), (done, total, stage) =>
+            stage ? bar.note('merging the search index and refreshing statistics') : bar.update(done, total),
+          );
           bar.stop();
           results.push({ file, shop: shopId, products });
           if (!values.json) io.out(`${file}: loaded ${products} products into shop ${shopId}`);
