@@ -120,6 +120,40 @@ for (const width of [1280, 390]) {
       await expect(search.getByRole('link', { name: 'Engraved Steel Flask' })).toBeVisible();
     });
 
+    test("<ucp-search> keeps the shopper's place: a reload and Back from a product come back to the same search and page", async ({ page }, info) => {
+      await page.goto('/');
+      const search = page.locator('ucp-search');
+      const cards = search.getByRole('list', { name: 'Products' }).getByRole('link');
+      const settled = () => expect(search).not.toHaveAttribute('aria-busy', 'true');
+      const current = search.getByRole('navigation', { name: 'Pages' }).locator('[aria-current=page]');
+      const hrefs = () => cards.evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).pathname));
+      await expect(cards.first()).toBeVisible();
+      await settled();
+      await search.getByRole('combobox', { name: 'Category' }).selectOption('kitchen');
+      await settled();
+      const kitchen = await hrefs();
+      await page.reload();
+      await expect(search.getByRole('combobox', { name: 'Category' })).toHaveValue('kitchen');
+      await expect.poll(hrefs).toEqual(kitchen);
+      await search.getByRole('combobox', { name: 'Category' }).selectOption('');
+      await settled();
+      await expect(current).toHaveText('Page 1');
+      await search.getByRole('button', { name: 'Next page' }).click();
+      await settled();
+      await expect(current).toHaveText('Page 2');
+      const onPage2 = await hrefs();
+      await page.reload();
+      await expect(current).toHaveText('Page 2');
+      await expect.poll(hrefs).toEqual(onPage2);
+      await cards.first().click();
+      await expect(page).toHaveURL(/\/products\//);
+      await page.goBack();
+      await expect(current).toHaveText('Page 2');
+      await expect.poll(hrefs).toEqual(onPage2);
+      await expect(page).toHaveURL(/\/$/); // the address stays the shop's home: the place is kept in its history entry
+      await shot(page, info, `search-kept-${width}`);
+    });
+
     test('later pages are server-rendered (links a shopper shares), with numbered paging', async ({ page }) => {
       await page.goto('/?page=2');
       await expect(page.locator('ucp-search')).toHaveCount(0);

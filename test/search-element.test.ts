@@ -52,6 +52,7 @@ const button = (root: ShadowRoot, name: string) => [...root.querySelectorAll('bu
 
 afterEach(() => {
   document.body.innerHTML = '';
+  history.replaceState(null, '');
 });
 
 describe('<ucp-search>', () => {
@@ -151,5 +152,44 @@ describe('<ucp-search> in the page', () => {
     mountSearch(host, root, new Store('https://shop.example'), money);
     expect(titles(root)).toHaveLength(12);
     expect(asked).toHaveLength(1);
+  });
+
+  it("a reload or Back (a new element in the same history entry) comes back to the shopper's search and page", async () => {
+    history.replaceState({ app: 'kept' }, '');
+    const first = setup(pages, { 'page-size': '12' });
+    await vi.waitFor(() => expect(titles(first.root)).toHaveLength(12));
+    const box = first.root.querySelector('input') as HTMLInputElement;
+    box.value = 'mug';
+    (first.root.querySelector('form') as HTMLFormElement).requestSubmit();
+    await vi.waitFor(() => expect(first.asked.at(-1)?.query).toBe('mug'));
+    await vi.waitFor(() => expect(button(first.root, 'Next page').disabled).toBe(false));
+    button(first.root, 'Next page').click();
+    await vi.waitFor(() => expect(titles(first.root)[0]).toBe('Product 13'));
+    first.host.remove();
+
+    const again = setup(pages, { 'page-size': '12' });
+    await vi.waitFor(() => expect(titles(again.root)[0]).toBe('Product 13'));
+    expect(again.asked).toHaveLength(1); // straight to the page the shopper was on
+    expect(again.asked[0]).toMatchObject({ query: 'mug', pagination: { limit: 12, cursor: 'c12' } });
+    expect((again.root.querySelector('input') as HTMLInputElement).value).toBe('mug');
+    expect(again.root.querySelector('[aria-current=page]')?.textContent).toBe('Page 2');
+    button(again.root, 'Previous page').click();
+    await vi.waitFor(() => expect(titles(again.root)[0]).toBe('Product 1'));
+    expect(again.asked.at(-1)?.pagination.cursor).toBeUndefined();
+    expect((history.state as Record<string, unknown>).app).toBe('kept'); // the page's own state stays
+  });
+
+  it("leaves a page's non-object history state alone, and ignores a kept search that is not one", async () => {
+    history.replaceState('the app owns this', '');
+    const { root, asked } = setup(pages, { query: 'tee' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    expect(history.state).toBe('the app owns this');
+    document.body.innerHTML = '';
+    history.replaceState({ 'ucp-search-test0': { query: 1, cursors: 'x', page: -1 } }, '');
+    const fresh = setup(pages, { query: 'bowl' });
+    await vi.waitFor(() => expect(titles(fresh.root)).toHaveLength(12));
+    expect(fresh.asked[0]).toMatchObject({ query: 'bowl' });
+    expect(fresh.asked[0].pagination.cursor).toBeUndefined();
+    expect(asked[0]).toMatchObject({ query: 'tee' });
   });
 });

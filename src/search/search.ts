@@ -11,7 +11,8 @@
  * choices, comma-separated, as the shop names them); `query` and `category` (the first search);
  * `page-size` (1-50, default 12). UCP pages by cursor, so the pager goes forward and back.
  * Children are a fallback (e.g. the same listing rendered by the server, which also serves pages
- * without JavaScript): shown from the chunk's first draw until the first results arrive.
+ * without JavaScript): shown from the chunk's first draw until the first results arrive. The
+ * shopper's search and page are kept in the history entry (`keep`), for Back and reload.
  */
 import type { Store } from '../state/store.ts';
 import type { Product, SearchResponse } from '../wire/catalog.ts';
@@ -78,6 +79,38 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 /** Elements already built, with how to draw them again. */
 const mounted = new WeakMap<HTMLElement, () => void>();
 
+/** A search as the page's history entry keeps it. */
+interface Kept {
+  query: string;
+  category: string;
+  cursors: Array<string | null>;
+  page: number;
+}
+
+/**
+ * Each element keeps its search (query, category, the page reached) in the page's history entry,
+ * so Back from a product page or a reload comes back to where the shopper was rather than to the
+ * first page. Keyed by the element's place among the page's elements of its kind; the page's own
+ * history state (an object) is kept beside it, and any other kind of state is left alone.
+ */
+function keep(host: HTMLElement): { read(): Kept | undefined; write(k: Kept): void } {
+  const key = () => host.localName + [...document.getElementsByTagName(host.localName)].indexOf(host);
+  const state = () => history.state as Record<string, unknown> | null;
+  const object = (v: unknown): v is Record<string, any> => !!v && typeof v == 'object' && !Array.isArray(v);
+  return {
+    read() {
+      const k = object(state()) ? state()![key()] : 0;
+      if (object(k) && typeof k.query == 'string' && typeof k.category == 'string' && Array.isArray(k.cursors) && k.page >= 0 && k.page < k.cursors.length)
+        return { query: k.query, category: k.category, page: k.page | 0, cursors: k.cursors.map((c: unknown) => (typeof c == 'string' ? c : null)) };
+    },
+    write(k) {
+      const s = state();
+      // A sandboxed or opaque document may refuse: the search still works, it is just not kept.
+      if (s === null || object(s)) try { history.replaceState({ ...s, [key()]: k }, ''); } catch {}
+    },
+  };
+}
+
 /**
  * Builds the element in its shadow root (which already has the widget's stylesheet; this adds its
  * own), once: a reconnected element (moved on the page) is drawn again from the state it kept,
@@ -97,11 +130,13 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   const say = (w: Word, arg: string | number = '') => (lang().startsWith('fr') ? WORDS.fr : WORDS.en)[w].replace('{0}', String(arg));
   const limit = () => Math.min(50, Math.max(1, Number(host.getAttribute('page-size')) || 12));
 
-  let query = host.getAttribute('query') ?? '';
-  let category = host.getAttribute('category') ?? '';
+  const kept = keep(host);
+  const before = kept.read();
+  let query = before?.query ?? host.getAttribute('query') ?? '';
+  let category = before?.category ?? host.getAttribute('category') ?? '';
   /** The cursor of each page reached so far (page 1 has none). */
-  let cursors: Array<string | undefined> = [undefined];
-  let page = 0;
+  let cursors: Array<string | undefined> = before ? before.cursors.map((c) => c ?? undefined) : [undefined];
+  let page = before?.page ?? 0;
   let result: { products: Product[]; next?: string; corrected?: boolean } | null = null;
   let failed = false;
   let loading = false;
@@ -111,6 +146,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
 
   const run = async () => {
     const ticket = ++asked;
+    kept.write({ query, category, cursors: cursors.map((c) => c ?? null), page });
     loading = true;
     failed = false;
     draw(); // the previous page stays in view, marked busy, until this one arrives
@@ -228,7 +264,8 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   };
 
   mounted.set(host, () => draw(!!result));
-  search();
+  if (before) void run(); // the shopper's own search and page, kept in this history entry
+  else search();
   // An attribute changed: search again (the same page for `lang` and `currency`), or redraw the filter.
   new MutationObserver((changes) => {
     const names = new Set(changes.map((m) => m.attributeName));
