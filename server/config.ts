@@ -114,5 +114,9 @@ export function checkConfig(config: Config): void {
   } else if (config.mode === 'production') {
     problems.push('AUTH_URL is required in production: the OAuth issuer must not follow the Host header of whoever asks. Set it to the public URL of the account service, e.g. AUTH_URL=https://accounts.example.com.');
   }
+  // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).
+  if (config.pgPoolSize !== undefined && (!Number.isInteger(config.pgPoolSize) || config.pgPoolSize < 2)) {
+    problems.push(`PG_POOL_SIZE must be a whole number of at least 2: migrations at start hold one connection for their lock while they run on another (got ${config.pgPoolSize}).`);
+  }
   if (problems.length) throw new ConfigError(problems.join('\n'));
 }

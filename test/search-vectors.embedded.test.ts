@@ -43,7 +43,7 @@ describe('search vectors from a scratch database', () => {
     const scratch = new ScratchVectors();
     try {
       await expect.poll(() => scratch.ready, { timeout: 20_000 }).toBe(true);
-      const theirs = await scratch.compute(texts);
+      const theirs = (await scratch.compute(texts))!;
       const ours = await computedBy(s.db, texts);
       expect(theirs.size).toBe(texts.length);
       for (const t of texts) expect(theirs.get(t.id), t.id).toEqual(ours.get(t.id));

@@ -2,11 +2,13 @@
  * A product's search vectors (server/core/search-vectors.ts) are computed from the text passed
  * with the write, on either database; a bulk load that replaces products replaces their vectors.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectStoredVectors } from './support/vectors.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { loadCatalogFile, upsertProducts } from '../server/core/catalog-store.ts';
+import { ScratchVectors, vectorText } from '../server/core/search-vectors.ts';
+import { openDatabase } from '../server/db/index.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -16,9 +18,13 @@ afterAll(() => s?.close());
 
 describe('search vectors', () => {
   it('a bulk load stores the vectors the database computes for each product, replaced ones included', async () => {
+    const before = ScratchVectors.batches;
     const file = generateCatalog({ products: 1600, shopId: 'shop_vec', domain: 'vec.localhost', name: 'Vectors' });
     await loadCatalogFile(s.db, file);
     await expectStoredVectors(s.db, file);
+    // Computed ahead, beside the writes (a scratch database, or a second connection on PostgreSQL);
+    // the first batches may compute their own while the scratch database opens.
+    expect(ScratchVectors.batches - before).toBeGreaterThanOrEqual(1);
     // Loaded again with every title changed: the search rows are replaced, not duplicated.
     const renamed = { ...file, products: file.products.map((p) => ({ ...p, title: { en: `Renamed ${p.id}`, fr: `Renommé ${p.id}` } })) };
     await loadCatalogFile(s.db, renamed);
@@ -30,5 +36,16 @@ describe('search vectors', () => {
     await loadCatalogFile(s.db, { ...file, products: file.products.slice(0, 1) });
     for (const p of file.products.slice(1)) await upsertProducts(s.db, { id: 'shop_one', settings: file.shop.settings }, [p]);
     await expectStoredVectors(s.db, file);
+  });
+
+  it('vectors computed ahead that cannot be (the database is gone) are undefined, once logged; the writer computes its own', async () => {
+    const gone = await openDatabase({ dataDir: 'memory://' });
+    await gone.destroy();
+    const scratch = new ScratchVectors(gone);
+    expect(scratch.ready).toBe(true);
+    const file = generateCatalog({ products: 2 });
+    expect(await scratch.compute(file.products.map((p) => vectorText(p, file.shop.settings.languages)))).toBeUndefined();
+    expect(scratch.ready).toBe(false);
+    await scratch.close(); // a borrowed database is not closed again
   });
 });

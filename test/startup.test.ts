@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from './support/server.ts';
-import { loadConfig } from '../server/config.ts';
+import { checkConfig, loadConfig } from '../server/config.ts';
 import { demoShops } from '../server/server.ts';
 
 const shopCount = async (s: Awaited<ReturnType<typeof startTestServer>>) => (await s.db.selectFrom('shops').select('id').execute()).length;
@@ -35,6 +35,15 @@ describe('first start', () => {
     expect(demoShops(loadConfig({ NODE_ENV: 'production', SEED_DEMO: '1' }))).toBe(true);
     expect(demoShops(loadConfig({}))).toBe(true);
     expect(demoShops(loadConfig({ SEED_DEMO: '0' }))).toBe(false);
+  });
+});
+
+describe('PostgreSQL pool size', () => {
+  it('refuses PG_POOL_SIZE below 2 or not whole, naming the setting, before opening anything', () => {
+    expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '1' }))).toThrow(/PG_POOL_SIZE must be a whole number of at least 2.*\(got 1\)/);
+    expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '2.5' }))).toThrow(/PG_POOL_SIZE must be/);
+    expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '2' }))).not.toThrow();
+    expect(() => checkConfig(loadConfig({}))).not.toThrow();
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import { isEmbedded } from '../db/index.ts';
+import { connectionsOf, isEmbedded } from '../db/index.ts';
 import { CatalogFile, StoredProduct } from '../formats/catalog-format.ts';
 import type { Shop } from '../formats/types.ts';
 import { forgetCachedShops } from './shops.ts';
@@ -31,9 +31,9 @@ export const BULK_LOAD_PRODUCTS = 1000;
 /** Inserts or replaces products (with their search and variant rows) in one transaction. */
 export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>, products: StoredProduct[], onProgress?: LoadProgress): Promise<void> {
   const bulk = products.length >= BULK_LOAD_PRODUCTS;
-  // A PostgreSQL server computes the vectors natively beside the writes; the embedded one in WASM
-  // on the writer's thread, so a bulk load hands them to a scratch database (search-vectors.ts).
-  const scratch = bulk && isEmbedded(db) ? new ScratchVectors() : undefined;
+  // A bulk load computes each batch's vectors ahead, beside the writes (search-vectors.ts): on
+  // PostgreSQL over a second connection, so only with a pool that has one.
+  const scratch = !bulk ? undefined : isEmbedded(db) ? new ScratchVectors() : connectionsOf(db) > 1 ? new ScratchVectors(db) : undefined;
   try {
     await db.transaction().execute(async (tx) => {
       // A bulk load puts the search indexes' new entries in GIN's pending list and merges the list
@@ -70,7 +70,7 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
  */
 async function writeBatches(tx: DB, shop: Pick<Shop, 'id' | 'settings'>, products: StoredProduct[], scratch: ScratchVectors | undefined, onProgress?: LoadProgress) {
   const texts = (from: number) => products.slice(from, from + BATCH).map((p) => vectorText(p, shop.settings.languages));
-  const ahead = (from: number) => (scratch?.ready && from < products.length ? scratch.compute(texts(from)).catch(() => undefined) : undefined);
+  const ahead = (from: number) => (scratch?.ready && from < products.length ? scratch.compute(texts(from)) : undefined);
   let next: Promise<Map<string, ProductVectors> | undefined> | undefined;
   for (let i = 0; i < products.length; i += BATCH) {
     const batch = products.slice(i, i + BATCH);

@@ -69,40 +69,58 @@ export function vectorText(p: StoredProduct, languages: string[]): VectorText {
 
 
 /**
- * Computing the vectors is most of a bulk load's database time (PostgreSQL's text parser in WASM,
- * ~200 µs per product), and the embedded database runs on one thread. During a bulk load a second,
- * throwaway embedded database (same PostgreSQL build, same built-in configurations, so the same
- * vectors) computes the next batch's vectors on the other core while the shop's database writes
- * this batch; the writer parses them as `tsvector` text, which costs a few µs. Opening it takes
- * ~0.4-0.8 s, so the first batches compute their own until it is ready.
+ * Computing the vectors is most of a bulk load's database time (~200 µs per product in WASM), and
+ * the load's transaction runs its statements one after another. During a bulk load the next
+ * batch's vectors are computed elsewhere while this batch is written, and the writer parses them
+ * as `tsvector` text, which costs a few µs:
+ * - on the embedded database (one WASM thread) by a second, throwaway embedded database on the other
+ *   core (same PostgreSQL build, same built-in configurations, so the same vectors); opening it
+ *   takes ~0.4-0.8 s, so the first batches compute their own until it is ready;
+ * - on a PostgreSQL server by another connection of the same server (its own configurations), so
+ *   the server works on two batches at once.
  */
 export class ScratchVectors {
-  /** Batches whose vectors a scratch database computed, in this process (tests and the bench read it). */
+  /** Batches whose vectors were computed ahead, in this process (tests and the bench read it). */
   static batches = 0;
   private db?: DB;
   private readonly opening: Promise<void>;
+  private readonly owned: boolean;
 
-  constructor() {
-    this.opening = openDatabase({ dataDir: 'memory://' }).then(
-      (db) => void (this.db = db),
-      (e: unknown) => console.error('[catalog] vectors will be computed by the shop database:', e instanceof Error ? e.message : e),
-    );
+  /** `server`: a PostgreSQL server's pool, to compute on another of its connections. */
+  constructor(server?: DB) {
+    this.owned = !server;
+    this.db = server;
+    this.opening = server
+      ? Promise.resolve()
+      : openDatabase({ dataDir: 'memory://' }).then(
+          (db) => void (this.db = db),
+          (e: unknown) => console.error('[catalog] vectors will be computed by the shop database:', e instanceof Error ? e.message : e),
+        );
   }
 
   /** Ready to compute (else the caller computes in its own insert). */
   get ready(): boolean {
-    return this.db !== undefined;
+    return this.db !== undefined && !this.failed;
   }
 
-  /** The vectors of each product, by id. */
-  async compute(texts: VectorText[]): Promise<Map<string, ProductVectors>> {
-    const r = await sql<ProductVectors & { id: string }>`select v.id, ${VECTORS} from jsonb_to_recordset(${JSON.stringify(texts)}::jsonb) as v(id text, ${VECTOR_TEXT_COLUMNS})`.execute(this.db!);
-    ScratchVectors.batches++;
-    return new Map(r.rows.map(({ id, ...vectors }) => [id, vectors]));
+  /** A computation failed (a worker gone, no connection to be had): the rest of the load computes its own. */
+  private failed = false;
+
+  /** The vectors of each product, by id; undefined when they could not be computed here. */
+  async compute(texts: VectorText[]): Promise<Map<string, ProductVectors> | undefined> {
+    try {
+      const r = await sql<ProductVectors & { id: string }>`select v.id, ${VECTORS} from jsonb_to_recordset(${JSON.stringify(texts)}::jsonb) as v(id text, ${VECTOR_TEXT_COLUMNS})`.execute(this.db!);
+      ScratchVectors.batches++;
+      return new Map(r.rows.map(({ id, ...vectors }) => [id, vectors]));
+    } catch (e) {
+      if (!this.failed) console.error('[catalog] vectors computed ahead failed; the load computes its own:', e instanceof Error ? e.message : e);
+      this.failed = true;
+      return undefined;
+    }
   }
 
   async close(): Promise<void> {
     await this.opening;
-    await this.db?.destroy();
+    if (this.owned) await this.db?.destroy();
   }
 }

@@ -22,6 +22,14 @@ export function isSingleWriter(db: DB): boolean {
 /** Is `db` the embedded database (PostgreSQL in WASM, on one worker thread)? The same set: only it is single-writer. */
 export const isEmbedded: (db: DB) => boolean = isSingleWriter;
 
+/** Connections a PostgreSQL server's pool may open, by adapter (the embedded database has one). */
+const poolSizes = new WeakMap<object, number>();
+
+/** How many statements `db` can run at once: its pool's size on PostgreSQL, 1 on the embedded database. */
+export function connectionsOf(db: DB): number {
+  return poolSizes.get(db.getExecutor().adapter) ?? 1;
+}
+
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for PGlite; `memory://` for a throwaway in-memory database (tests). */
@@ -62,7 +70,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     // drops emits 'error' on the client itself: without a listener the process would crash. Its
     // next query fails instead (503), and the pool discards the broken client on release.
     pool.on('connect', (client) => client.on('error', (e) => console.error('[db] connection lost:', e.message)));
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    poolSizes.set(db.getExecutor().adapter, pool.options.max);
+    return db;
   }
   let release = () => {};
   if (!opts.dataDir.startsWith('memory://')) {
