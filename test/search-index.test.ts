@@ -196,4 +196,18 @@ describe('the index follows catalog writes before they return', () => {
     const index = await catalogIndex(s.db, SHOP);
     expect(index?.size).toBe(PRODUCTS);
   });
+
+  it('a write too large to patch is searchable at once; the index is rebuilt in the background, and neither the write nor searches wait for it', async () => {
+    // More products than the change log lists (5,000): every index must rebuild.
+    const many = generateCatalog({ products: 5001, shopId: 'shop_many', domain: 'many.localhost', name: 'Many' }).products.map((p, i) => ({
+      ...(p as StoredProduct),
+      title: i === 4000 ? { en: 'Okapi Lantern', fr: 'Lanterne okapi' } : p.title,
+    }));
+    await upsertProducts(s.db, shop, many);
+    // The write returned before the rebuild: this shop has no index for now, and the database answers.
+    expect(await catalogIndex(s.db, SHOP)).toBeUndefined();
+    expect(await find('okapi')).toEqual([many[4000].id]);
+    await expect.poll(async () => (await catalogIndex(s.db, SHOP))?.size, { timeout: 30_000 }).toBe(PRODUCTS + 5001);
+    expect(await find('okapi')).toEqual([many[4000].id]);
+  }, 120_000);
 });

@@ -8,7 +8,9 @@
  *   up to that version before the write returns (`catalogWritten`): a process reads its own writes;
  * - on PostgreSQL other processes write too: before searching, an index checks the shop's version
  *   when its last check is older than `indexTuning.checkEveryMs` and re-reads the products changed
- *   since. A write through another process is searchable here within that bound (docs/ucp.md).
+ *   since. A write through another process is searchable here within that bound (docs/ucp.md);
+ * - a change an index cannot patch drops it and rebuilds it in the background (`buildInBackground`):
+ *   searches ask the database meanwhile instead of waiting seconds for it.
  *
  * Queries are tokenized and stemmed by PostgreSQL itself (`websearch_to_tsquery`, English, French and
  * identifiers), once per distinct query per database: the index compares the same lexemes the
@@ -120,6 +122,20 @@ async function rebuild(db: DB, shopId: string, e: Entry): Promise<void> {
   }
 }
 
+/**
+ * Builds the shop's index in the background (after whatever refresh is under way); until it is
+ * ready the shop has no index, so searches ask the database instead of waiting (seconds at 100,000
+ * products). A failed build is retried after BUILD_RETRY_MS.
+ */
+function buildInBackground(db: DB, shopId: string, e: Entry): void {
+  e.index = undefined;
+  e.building = true;
+  serialize(e, () => rebuild(db, shopId, e)).catch((err) => {
+    e.failedAt = Date.now();
+    console.error('[search-index] build failed', shopId, (err as Error).message);
+  });
+}
+
 /** Brings the index up to the shop's current version (one query when nothing changed). */
 async function refresh(db: DB, shopId: string, e: Entry): Promise<void> {
   const index = e.index;
@@ -142,7 +158,9 @@ async function refresh(db: DB, shopId: string, e: Entry): Promise<void> {
       patched = index.patch(rows, ids.filter((id) => !present.has(id)));
       if (patched) index.version = Number(changes[changes.length - 1].version);
     }
-    if (!patched) await rebuild(db, shopId, e);
+    // Too far behind, or a change the index cannot patch: rebuilt in the background, and searches
+    // use the database meanwhile (which is current) rather than wait.
+    if (!patched) buildInBackground(db, shopId, e);
   }
   e.checkedAt = startedAt;
   e.dirty = false;
@@ -156,13 +174,7 @@ export async function catalogIndex(db: DB, shopId: string): Promise<SearchIndex 
   if (!indexTuning.enabled) return undefined;
   const e = entryOf(db, shopId);
   if (!e.index) {
-    if (!e.building && Date.now() - e.failedAt >= BUILD_RETRY_MS) {
-      e.building = true;
-      serialize(e, () => rebuild(db, shopId, e)).catch((err) => {
-        e.failedAt = Date.now();
-        console.error('[search-index] build failed', shopId, (err as Error).message);
-      });
-    }
+    if (!e.building && Date.now() - e.failedAt >= BUILD_RETRY_MS) buildInBackground(db, shopId, e);
     return undefined;
   }
   if (e.dirty || (!isSingleWriter(db) && Date.now() - e.checkedAt >= indexTuning.checkEveryMs)) {
