@@ -142,9 +142,13 @@ for (const width of [1280, 390]) {
       await settled();
       await expect(current).toHaveText('Page 2');
       const onPage2 = await hrefs();
+      // Scrolled down to the pager, then reloaded: the same page of results, at the same place.
+      await search.getByRole('navigation', { name: 'Pages' }).scrollIntoViewIfNeeded();
+      const y = await page.evaluate(() => window.scrollY);
       await page.reload();
       await expect(current).toHaveText('Page 2');
       await expect.poll(hrefs).toEqual(onPage2);
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(y - 50);
       await cards.first().click();
       await expect(page).toHaveURL(/\/products\//);
       await page.goBack();

@@ -192,4 +192,25 @@ describe('<ucp-search> in the page', () => {
     expect(fresh.asked[0].pagination.cursor).toBeUndefined();
     expect(asked[0]).toMatchObject({ query: 'tee' });
   });
+
+  it('comes back to where the page was scrolled once the kept page is drawn, and keeps the scroll when the shopper leaves', async () => {
+    const scrolled = vi.spyOn(window, 'scrollTo');
+    history.replaceState({ 'ucp-search-test0': { query: 'mug', category: '', cursors: [null, 'c12'], page: 1, y: 640 } }, '');
+    const { root, asked } = setup(pages, { 'page-size': '12' });
+    await vi.waitFor(() => expect(titles(root)[0]).toBe('Product 13'));
+    expect(asked[0]).toMatchObject({ query: 'mug', pagination: { cursor: 'c12' } });
+    expect(scrolled).toHaveBeenCalledWith(0, 640);
+    scrolled.mockClear();
+    button(root, 'Previous page').click(); // a later page: the shopper's own scrolling is left alone
+    await vi.waitFor(() => expect(titles(root)[0]).toBe('Product 1'));
+    expect(scrolled).not.toHaveBeenCalled();
+    scrolled.mockRestore();
+    Object.defineProperty(window, 'scrollY', { value: 321, configurable: true });
+    try {
+      window.dispatchEvent(new Event('pagehide'));
+      expect((history.state as Record<string, { y: number; page: number }>)['ucp-search-test0']).toMatchObject({ y: 321, page: 0 });
+    } finally {
+      delete (window as { scrollY?: number }).scrollY;
+    }
+  });
 });

@@ -85,12 +85,15 @@ interface Kept {
   category: string;
   cursors: Array<string | null>;
   page: number;
+  /** How far the page was scrolled when the shopper left it. */
+  y?: number;
 }
 
 /**
  * Each element keeps its search (query, category, the page reached) in the page's history entry,
  * so Back from a product page or a reload comes back to where the shopper was rather than to the
- * first page. Keyed by the element's place among the page's elements of its kind; the page's own
+ * first page, and to the same scroll position once the results are back (the browser restores it
+ * before they arrive, on a page still too short). Keyed by the element's place among the page's elements of its kind; the page's own
  * history state (an object) is kept beside it, and any other kind of state is left alone.
  */
 function keep(host: HTMLElement): { read(): Kept | undefined; write(k: Kept): void } {
@@ -101,7 +104,7 @@ function keep(host: HTMLElement): { read(): Kept | undefined; write(k: Kept): vo
     read() {
       const k = object(state()) ? state()![key()] : 0;
       if (object(k) && typeof k.query == 'string' && typeof k.category == 'string' && Array.isArray(k.cursors) && k.page >= 0 && k.page < k.cursors.length)
-        return { query: k.query, category: k.category, page: k.page | 0, cursors: k.cursors.map((c: unknown) => (typeof c == 'string' ? c : null)) };
+        return { query: k.query, category: k.category, page: k.page | 0, cursors: k.cursors.map((c: unknown) => (typeof c == 'string' ? c : null)), y: k.y > 0 ? +k.y : 0 };
     },
     write(k) {
       const s = state();
@@ -137,6 +140,10 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   /** The cursor of each page reached so far (page 1 has none). */
   let cursors: Array<string | undefined> = before ? before.cursors.map((c) => c ?? undefined) : [undefined];
   let page = before?.page ?? 0;
+  /** Where to scroll once the kept page's results are drawn (then never again). */
+  let scrollBack = before?.y ?? 0;
+  const save = () => host.isConnected && kept.write({ query, category, cursors: cursors.map((c) => c ?? null), page, y: window.scrollY });
+  addEventListener('pagehide', save);
   let result: { products: Product[]; next?: string; corrected?: boolean } | null = null;
   let failed = false;
   let loading = false;
@@ -146,7 +153,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
 
   const run = async () => {
     const ticket = ++asked;
-    kept.write({ query, category, cursors: cursors.map((c) => c ?? null), page });
+    save();
     loading = true;
     failed = false;
     draw(); // the previous page stays in view, marked busy, until this one arrives
@@ -170,6 +177,8 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     }
     else failed = true;
     draw(true);
+    if (scrollBack && r.ok) window.scrollTo(0, scrollBack);
+    scrollBack = 0;
   };
 
   const search = () => {
