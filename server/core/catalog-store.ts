@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import { connectionsOf, isEmbedded } from '../db/index.ts';
+import { connectionsOf, isSingleWriter } from '../db/index.ts';
 import { CatalogFile, StoredProduct } from '../formats/catalog-format.ts';
 import type { Shop } from '../formats/types.ts';
 import { forgetCachedShops } from './shops.ts';
@@ -31,9 +31,10 @@ export const BULK_LOAD_PRODUCTS = 1000;
 /** Inserts or replaces products (with their search and variant rows) in one transaction. */
 export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>, products: StoredProduct[], onProgress?: LoadProgress): Promise<void> {
   const bulk = products.length >= BULK_LOAD_PRODUCTS;
-  // A bulk load computes each batch's vectors ahead, beside the writes (search-vectors.ts): on
-  // PostgreSQL over a second connection, so only with a pool that has one.
-  const scratch = !bulk ? undefined : isEmbedded(db) ? new ScratchVectors() : connectionsOf(db) > 1 ? new ScratchVectors(db) : undefined;
+  // A bulk load computes each batch's vectors ahead, beside the writes (search-vectors.ts): on the
+  // embedded database (the only single writer) in a scratch database; on PostgreSQL over a second
+  // connection, so only with a pool that has one.
+  const scratch = !bulk ? undefined : isSingleWriter(db) ? new ScratchVectors() : connectionsOf(db) > 1 ? new ScratchVectors(db) : undefined;
   try {
     await db.transaction().execute(async (tx) => {
       // A bulk load puts the search indexes' new entries in GIN's pending list and merges the list

@@ -67,7 +67,6 @@ export function vectorText(p: StoredProduct, languages: string[]): VectorText {
   };
 }
 
-
 /**
  * Computing the vectors is most of a bulk load's database time (~200 µs per product in WASM), and
  * the load's transaction runs its statements one after another. During a bulk load the next
@@ -85,6 +84,8 @@ export class ScratchVectors {
   private db?: DB;
   private readonly opening: Promise<void>;
   private readonly owned: boolean;
+  /** A computation failed (a worker gone, no connection to be had): the rest of the load computes its own. */
+  private failed = false;
 
   /** `server`: a PostgreSQL server's pool, to compute on another of its connections. */
   constructor(server?: DB) {
@@ -102,9 +103,6 @@ export class ScratchVectors {
   get ready(): boolean {
     return this.db !== undefined && !this.failed;
   }
-
-  /** A computation failed (a worker gone, no connection to be had): the rest of the load computes its own. */
-  private failed = false;
 
   /** The vectors of each product, by id; undefined when they could not be computed here. */
   async compute(texts: VectorText[]): Promise<Map<string, ProductVectors> | undefined> {

@@ -19,9 +19,6 @@ export function isSingleWriter(db: DB): boolean {
   return singleWriter.has(db.getExecutor().adapter);
 }
 
-/** Is `db` the embedded database (PostgreSQL in WASM, on one worker thread)? The same set: only it is single-writer. */
-export const isEmbedded: (db: DB) => boolean = isSingleWriter;
-
 /** Connections a PostgreSQL server's pool may open, by adapter (the embedded database has one). */
 const poolSizes = new WeakMap<object, number>();
 
