@@ -17,7 +17,10 @@ export interface BenchRow {
 
 const QUERIES = ['flask', 'tee', 'linen', 'candle', 'sweater', 'socks', 'beanie', 'hoodie'];
 /** The calling platform's profile: bench/run.ts serves one on loopback (BENCH_PROFILE_URL). */
-const META = { 'ucp-agent': { profile: process.env.BENCH_PROFILE_URL ?? 'https://platform.example/.well-known/ucp' } };
+const PROFILE = process.env.BENCH_PROFILE_URL ?? 'https://platform.example/.well-known/ucp';
+const META = { 'ucp-agent': { profile: PROFILE } };
+/** REST names the same caller in a header: the same request as the MCP call, not an anonymous one. */
+const AGENT = { 'ucp-agent': `profile="${PROFILE}"` };
 
 interface Case {
   name: string;
@@ -73,9 +76,9 @@ export async function benchMcp(opts: { url: string; host: string; durationSec: n
     ok: rpcOk,
   };
   const restSearch: Case = {
-    name: 'rest search (same queries, for the MCP ratio)',
+    name: 'rest search (same queries and caller, for the MCP ratio)',
     path: '/api/ucp/catalog/search',
-    headers: {},
+    headers: AGENT,
     body: (n) => JSON.stringify({ query: QUERIES[n % QUERIES.length] }),
     ok: (status) => status === 200,
   };
@@ -89,9 +92,9 @@ export async function benchMcp(opts: { url: string; host: string; durationSec: n
     ok: rpcOk,
   };
   const restCreate: Case = {
-    name: 'rest cart create (same line, for the MCP ratio)',
+    name: 'rest cart create (same line and caller, for the MCP ratio)',
     path: '/api/ucp/carts',
-    headers: {},
+    headers: AGENT,
     body: () => JSON.stringify({ line_items: LINE }),
     ok: (status) => status === 201,
   };

@@ -56,17 +56,19 @@ function breakdown(p: Profile): Map<string, number> {
   return out;
 }
 
-const CASES: Record<string, { path: string; body: (profile: string) => string; headers?: Record<string, string> }> = {
+const CASES: Record<string, { path: string; body: (profile: string) => string; headers?: (profile: string) => Record<string, string> }> = {
   'cart-create': { path: '/api/ucp/carts', body: () => JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] }) },
   'rest-search': { path: '/api/ucp/catalog/search', body: () => JSON.stringify({ query: 'tee' }) },
+  // The same search as mcp-search, the caller named as MCP names it (UCP-Agent instead of meta).
+  'rest-search-agent': { path: '/api/ucp/catalog/search', body: () => JSON.stringify({ query: 'tee' }), headers: (profile) => ({ 'ucp-agent': `profile="${profile}"` }) },
   'mcp-search': {
     path: '/mcp',
-    headers: { accept: 'application/json' },
+    headers: () => ({ accept: 'application/json' }),
     body: (profile) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: { 'ucp-agent': { profile } }, catalog: { query: 'tee' } } } }),
   },
   'mcp-create': {
     path: '/mcp',
-    headers: { accept: 'application/json' },
+    headers: () => ({ accept: 'application/json' }),
     body: (profile) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_cart', arguments: { meta: { 'ucp-agent': { profile } }, cart: { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] } } } }),
   },
 };
@@ -82,8 +84,9 @@ async function main() {
     const port = await freePort();
     const profiles = join(dir, 'cpu');
     const server = await startChild(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, '--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: join(dir, 'data'), HOST: '127.0.0.1', UCP_RATE_LIMITS: 'off' }, /listening/);
-    const body = c.body(`http://agent.localhost:${port}/.well-known/ucp`);
-    const opts = { url: `http://127.0.0.1:${port}${c.path}`, connections: 10, method: 'POST' as const, body, headers: { host: 'demo.localhost', 'content-type': 'application/json', ...c.headers } };
+    const profile = `http://agent.localhost:${port}/.well-known/ucp`;
+    const body = c.body(profile);
+    const opts = { url: `http://127.0.0.1:${port}${c.path}`, connections: 10, method: 'POST' as const, body, headers: { host: 'demo.localhost', 'content-type': 'application/json', ...c.headers?.(profile) } };
     await measure({ ...opts, duration: 2 }); // warm-up, in the profile too (small next to the run)
     const started = Date.now();
     const result = await measure({ ...opts, duration: seconds });

@@ -404,6 +404,27 @@ describe('errors, access and the per-shop switch', () => {
     }
   });
 
+  it('browser agents may call it: the preflight allows the MCP, identity and signature headers; answers, errors included, carry CORS and expose WWW-Authenticate', async () => {
+    const pre = await s.req('demo.localhost', 'OPTIONS', '/mcp', undefined, {
+      origin: 'https://agent.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, mcp-protocol-version, authorization, signature, signature-input, content-digest',
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe('*');
+    expect(String(pre.headers['access-control-allow-methods'])).toContain('POST');
+    const allowed = String(pre.headers['access-control-allow-headers']).split(/,\s*/).map((h) => h.toLowerCase());
+    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'authorization', 'ucp-agent', 'signature', 'signature-input', 'content-digest']));
+    const ok = await call('search_catalog', { meta: meta(), catalog: { query: 'tee' } }, { origin: 'https://agent.example' });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('*');
+    const refused = await call('search_catalog', { meta: meta(), catalog: { query: 'tee' } }, { origin: 'https://agent.example', 'x-api-key': 'nope' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe('*');
+    expect(String(refused.headers['access-control-expose-headers'])).toMatch(/WWW-Authenticate/i);
+    expect(refused.headers['www-authenticate']).toMatch(/^Bearer realm=/);
+  });
+
   it('MCP off for other.localhost: /mcp is 404 and discovery has no mcp binding', async () => {
     const r = await rpc('tools/list', undefined, 'other.localhost');
     expect(r.status).toBe(404);

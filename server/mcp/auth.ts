@@ -14,7 +14,7 @@
  */
 import type { Config } from '../config.ts';
 import { isOperation, type OperationName } from '../core/access-policy.ts';
-import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompatible, incompatibleBody, type AccessContext } from '../http/authenticate.ts';
+import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompatible, incompatibleBody, type AccessContext, type HeaderReader } from '../http/authenticate.ts';
 import { McpProtocolError } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';
@@ -22,7 +22,7 @@ import type { ToolContext } from './tools.ts';
 export interface McpAuthContext extends ToolContext {
   config: Config;
   /** The HTTP request carrying the JSON-RPC message(s): headers, URL path/query and raw body. */
-  headers: Headers;
+  headers: HeaderReader;
   url: string;
   rawBody: string;
   /** The client's address (c.var.client): the budget key of anonymous callers. */

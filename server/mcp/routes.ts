@@ -5,7 +5,7 @@
  * answered as a JSON-RPC error.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { cors } from 'hono/cors';
+import { publicCors } from '../http/cors.ts';
 import { bodyLimit } from '../http/body-limit.ts';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
@@ -22,19 +22,20 @@ export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** Signature headers (RFC 9421) are what signed-tier agents send beside the JSON-RPC body. */
+export const MCP_CORS = {
+  allowHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'UCP-Sandbox-Fault', 'Signature', 'Signature-Input', 'Content-Digest'],
+  allowMethods: ['POST', 'OPTIONS'],
+  exposeHeaders: ['Retry-After', 'WWW-Authenticate', 'UCP-Sandbox-Fault-Ignored'],
+  maxAge: 600,
+};
+
 export function mcpRoutes(opts: { maxBodyBytes: number }) {
   const app = new Hono<AppEnv>();
   app.use('*', requireMcp);
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'UCP-Sandbox-Fault'],
-      allowMethods: ['POST', 'OPTIONS'],
-      exposeHeaders: ['Retry-After', 'WWW-Authenticate', 'UCP-Sandbox-Fault-Ignored'],
-      maxAge: 600,
-    }),
-  );
+  // The same CORS as REST (server/http/cors.ts): headers set before the handler, so the finished
+  // answer is never copied into a full Response to add them (hono/cors did that on every call).
+  app.use('*', publicCors(MCP_CORS));
   app.use('*', bodyLimit({ maxSize: opts.maxBodyBytes, onError: () => mcpTooLarge(opts.maxBodyBytes) }));
   const fault = sandboxFault('mcp');
   app.use('/', async (c, next) => (c.req.method === 'POST' ? fault(c, next) : next()));
@@ -42,7 +43,9 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
     const shop = c.get('shop')!;
     const config = c.get('config');
     const text = await c.req.text();
-    const answer = await handleMcpPost(c.req.raw, text, {
+    // A view over the adapter's headers: touching c.req.raw would build a full Request per call.
+    const headers = { get: (name: string) => c.req.header(name) ?? null, has: (name: string) => c.req.header(name) !== undefined };
+    const answer = await handleMcpPost(text, {
       db: c.get('db'),
       shop,
       origin: c.get('origin'),
@@ -51,7 +54,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       profileAdvice: profileAdvice(config, c.get('origin')),
       header: (name) => c.req.header(name),
       config,
-      headers: c.req.raw.headers,
+      headers,
       url: c.req.url,
       rawBody: text,
       client: c.get('client'),
