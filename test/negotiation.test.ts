@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../server/core/negotiation.ts';
 import { CAPABILITIES } from '../server/core/ucp-profile.ts';
 import { PlatformProfile } from '../src/wire/platform-profile.ts';
-import { checkProfileUrl, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/platform-profiles.ts';
+import { checkProfileUrl, profileHref, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/platform-profiles.ts';
 import { hasSchemas, PROFILE_ID, validateUcp } from './support/ucp-schemas.ts';
 import { makeKey, platformProfile } from './support/platform.ts';
 
@@ -152,6 +152,22 @@ describe('profile fetcher', () => {
     expect(() => checkProfileUrl('http://127.0.0.1:9/p', false)).toThrow(ProfileError);
     for (const ok of ['http://127.0.0.1:9/p', 'http://localhost/p', 'http://agent.localhost:8080/p', 'http://[::1]/p']) expect(checkProfileUrl(ok, true).protocol).toBe('http:');
     expect(() => checkProfileUrl('http://example.com/p', true)).toThrow(ProfileError);
+  });
+
+  it('remembered URL checks give the same answers: per setting, refusals never remembered, normalized form', () => {
+    const loopback = 'http://127.0.0.1:9/remembered#frag';
+    expect(profileHref(loopback, true)).toBe('http://127.0.0.1:9/remembered');
+    expect(profileHref(loopback, true)).toBe('http://127.0.0.1:9/remembered');
+    // Accepted in development does not make it acceptable where loopback http is off.
+    expect(() => profileHref(loopback, false)).toThrow(ProfileError);
+    expect(() => profileHref(loopback, false)).toThrow(ProfileError);
+    for (const bad of ['', 'not a url', 'https://u:p@a.example/p', 42, undefined]) {
+      expect(() => profileHref(bad, true)).toThrow(ProfileError);
+      expect(() => profileHref(bad, true)).toThrow(ProfileError);
+    }
+    // Many distinct URLs (a client probing) neither grow the memory without bound nor change answers.
+    for (let i = 0; i < 3000; i++) expect(profileHref(`https://p${i}.example/ucp`, false)).toBe(`https://p${i}.example/ucp`);
+    expect(profileHref('HTTPS://A.example:443/x', false)).toBe('https://a.example/x');
   });
 
   it('caches for at least 60 s even with max-age=0, refetches after expiry', async () => {

@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { DB } from '../db/index.ts';
 import { InvalidRequest } from './errors.ts';
-import { checkProfileUrl } from './platform-profiles.ts';
+import { profileHref } from './platform-profiles.ts';
 
 export const KEY_PREFIX = 'ucp_sk_';
 
@@ -40,7 +40,7 @@ function toKey(row: { id: string; shop_id: string; prefix: string; label: string
 /** The normalized profile URL a key is bound to (https; loopback http only when allowed). */
 export function normalizeProfileUrl(raw: unknown, allowInsecureLoopback = false): string {
   try {
-    return checkProfileUrl(raw, allowInsecureLoopback).href;
+    return profileHref(raw, allowInsecureLoopback);
   } catch (e) {
     throw new InvalidRequest('invalid_profile_url', (e as Error).message, [{ path: '$.profile_url', code: 'invalid_profile_url', content: (e as Error).message }]);
   }

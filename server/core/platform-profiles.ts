@@ -100,6 +100,25 @@ export function checkProfileUrl(raw: unknown, allowInsecureLoopback: boolean): U
   return url;
 }
 
+/**
+ * `checkProfileUrl(raw).href`, remembered: a platform names the same profile on every call, and REST
+ * and MCP check it more than once per request (the call's metadata, then authentication, then the
+ * cache lookup). Only accepted URLs are remembered; the map is cleared when full (many distinct
+ * URLs is a client probing, and a miss only costs the parse).
+ */
+const accepted = [new Map<string, string>(), new Map<string, string>()];
+const MAX_ACCEPTED = 1024;
+
+export function profileHref(raw: unknown, allowInsecureLoopback: boolean): string {
+  const memo = accepted[allowInsecureLoopback ? 1 : 0];
+  const hit = typeof raw === 'string' ? memo.get(raw) : undefined;
+  if (hit !== undefined) return hit;
+  const href = checkProfileUrl(raw, allowInsecureLoopback).href;
+  if (memo.size >= MAX_ACCEPTED) memo.clear();
+  memo.set(raw as string, href);
+  return href;
+}
+
 function maxAgeMs(cacheControl: string | null): number | undefined {
   const m = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/i.exec(cacheControl ?? '');
   return m ? Number(m[1]) * 1000 : undefined;
@@ -131,9 +150,14 @@ export class PlatformProfiles {
     return checkProfileUrl(raw, this.opts.allowInsecureLoopback);
   }
 
+  /** The normalized URL (profileHref), or `invalid_profile_url`. */
+  href(raw: unknown): string {
+    return profileHref(raw, this.opts.allowInsecureLoopback);
+  }
+
   /** The profile, from the cache when fresh. */
   async get(raw: string): Promise<ResolvedProfile> {
-    const url = this.checkUrl(raw).href;
+    const url = this.href(raw);
     const hit = this.cache.get(url);
     if (hit && hit.expiresAt > this.opts.now()) {
       this.cache.delete(url); // LRU: move to the end

@@ -218,7 +218,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   let profileUrl: string | undefined;
   if (input.profileUrl !== undefined) {
     try {
-      profileUrl = profiles.checkUrl(input.profileUrl).href;
+      profileUrl = profiles.href(input.profileUrl);
     } catch (e) {
       if (e instanceof ProfileError) throw new AccessDenied(e.code, `${e.message} ${profileAdvice(config, origin)}`, 400);
       throw e;

@@ -11,7 +11,7 @@
 import * as z from 'zod/mini';
 import { McpProtocolError, RPC } from './errors.ts';
 import { InvalidRequest } from '../core/errors.ts';
-import { checkProfileUrl, ProfileError } from '../core/platform-profiles.ts';
+import { profileHref, ProfileError } from '../core/platform-profiles.ts';
 
 /** Published (JSON Schema) shape of `meta`; extra keys are allowed, as in the OpenRPC. */
 export const CallMeta = z.looseObject({
@@ -39,14 +39,14 @@ export interface MetaOptions {
   requireIdempotencyKey: boolean;
   /** Accept `http://` profiles on loopback hosts (development; config allowInsecureProfileUrls). */
   allowLoopbackHttp: boolean;
-  /** What to name instead, appended to each refusal (authenticate.ts `profileAdvice`). */
-  advice?: string;
+  /** What to name instead, appended to each refusal (authenticate.ts `profileAdvice`); made only for a refusal. */
+  advice?: () => string;
 }
 
 const SHAPE = 'Send arguments.meta = {"ucp-agent": {"profile": "<URL of your platform profile>"}}.';
 
-function invalidProfile(content: string, advice?: string): McpProtocolError {
-  return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content: advice ? `${content} ${advice}` : content });
+function invalidProfile(content: string, advice?: () => string): McpProtocolError {
+  return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content: advice ? `${content} ${advice()}` : content });
 }
 
 /** The profile URL, normalized, or the -32001 refusal (same rules as REST `UCP-Agent`: core/platform-profiles.ts). */
@@ -55,7 +55,7 @@ export function checkMetaProfile(profile: unknown, opts: Pick<MetaOptions, 'allo
     throw invalidProfile(`arguments.meta["ucp-agent"].profile is missing: every UCP tool call names the calling platform's profile URL. ${SHAPE}`, opts.advice);
   }
   try {
-    return checkProfileUrl(profile, opts.allowLoopbackHttp).href;
+    return profileHref(profile, opts.allowLoopbackHttp);
   } catch (e) {
     if (e instanceof ProfileError) throw invalidProfile(`arguments.meta["ucp-agent"].profile: ${e.message}`, opts.advice);
     throw e;

@@ -51,7 +51,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       origin: c.get('origin'),
       acceptLanguage: c.req.header('accept-language'),
       allowLoopbackHttp: allowInsecureProfiles(config),
-      profileAdvice: profileAdvice(config, c.get('origin')),
+      profileAdvice: () => profileAdvice(config, c.get('origin')),
       header: (name) => c.req.header(name),
       config,
       headers,

@@ -31,8 +31,8 @@ export interface ToolContext {
   acceptLanguage?: string;
   /** Accept `http://` profile URLs on loopback hosts (config allowInsecureProfileUrls; never in production). */
   allowLoopbackHttp: boolean;
-  /** What to name instead when a profile is refused (authenticate.ts `profileAdvice`). */
-  profileAdvice?: string;
+  /** What to name instead when a profile is refused (authenticate.ts `profileAdvice`); called only then. */
+  profileAdvice?: () => string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: ReadonlySet<string>;
 }
