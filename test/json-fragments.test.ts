@@ -3,7 +3,7 @@
  * text of it, and a remembered object cannot change under its text.
  */
 import { describe, expect, it } from 'vitest';
-import { serializedOnce, toJson } from '../server/lib/json-fragments.ts';
+import { serializedOnce, toJson, toJsonWithEscaped } from '../server/lib/json-fragments.ts';
 
 describe('toJson', () => {
   const product = () => serializedOnce({ id: 'p1', title: 'Flask "steel" \u2028', variants: [{ id: 'v1', price: { amount: 1, currency: 'USD' } }], tags: undefined });
@@ -15,8 +15,28 @@ describe('toJson', () => {
       { only: product() },
       product(),
       {},
+      // eslint-disable-next-line no-sparse-arrays
+      { products: [product(), , Symbol('s'), undefined, product()], s: Symbol('t') },
     ];
     for (const body of bodies) expect(toJson(body)).toBe(JSON.stringify(body));
+  });
+
+  it('the escaped form is the text as the contents of a JSON string, first and later times alike (MCP answers)', () => {
+    const p = product();
+    const bodies: object[] = [
+      { ucp: { version: '2026-04-08' }, products: [p, product()], note: 'back\\slash "q" \n \u2028 ✓' },
+      p,
+      { products: [p, null, 'x'] },
+      {},
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const body of bodies) {
+        const { text, escaped } = toJsonWithEscaped(body);
+        expect(text).toBe(JSON.stringify(body));
+        expect(`"${escaped}"`).toBe(JSON.stringify(text));
+        expect(JSON.parse(JSON.parse(`"${escaped}"`))).toEqual(JSON.parse(JSON.stringify(body)));
+      }
+    }
   });
 
   it('freezes what it remembers, deeply: the text stays the object', () => {

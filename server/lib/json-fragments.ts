@@ -27,22 +27,66 @@ function deepFreeze<T>(value: T): T {
  * arrays (the depth where listings live); anything else is stringified as usual.
  */
 export function toJson(body: object): string {
-  const known = fragments.get(body);
-  if (known !== undefined) return known;
   let out = '';
-  for (const [key, value] of Object.entries(body)) {
-    if (value === undefined || typeof value === 'function') continue;
-    out += `${out ? ',' : '{'}${JSON.stringify(key)}:${valueJson(value)}`;
-  }
-  return out ? `${out}}` : '{}';
+  walk(body, (piece) => {
+    out += piece;
+  });
+  return out;
 }
 
-function valueJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  const known = fragments.get(value);
-  if (known !== undefined) return known;
-  if (Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object' && fragments.has(v))) {
-    return `[${value.map((v) => (v === undefined || typeof v === 'function' ? 'null' : valueJson(v))).join(',')}]`;
+/**
+ * The body's JSON, and that JSON as the contents of a JSON string (`JSON.stringify(text)` without
+ * its quotes): what an MCP answer carries beside the body (server/mcp/result-json.ts). Escaping is
+ * per character, so the escaped text is the escaped pieces joined, and a remembered piece's escaped
+ * form is remembered beside it (made the first time MCP serves it).
+ */
+export function toJsonWithEscaped(body: object): { text: string; escaped: string } {
+  let text = '';
+  let escaped = '';
+  walk(body, (piece, owner) => {
+    text += piece;
+    escaped += owner === undefined ? escape(piece) : escapedOf(owner, piece);
+  });
+  return { text, escaped };
+}
+
+const escapedFragments = new WeakMap<object, string>();
+
+function escapedOf(owner: object, text: string): string {
+  let e = escapedFragments.get(owner);
+  if (e === undefined) escapedFragments.set(owner, (e = escape(text)));
+  return e;
+}
+
+const escape = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/** Emits the body's JSON in pieces; a remembered text comes with the object it is the JSON of. */
+function walk(body: object, emit: (piece: string, owner?: object) => void): void {
+  const known = fragments.get(body);
+  if (known !== undefined) return emit(known, body);
+  let first = true;
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    emit(`${first ? '{' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    valueJson(value, emit);
   }
-  return JSON.stringify(value);
+  emit(first ? '{}' : '}');
+}
+
+function valueJson(value: unknown, emit: (piece: string, owner?: object) => void): void {
+  if (value === null || typeof value !== 'object') return emit(JSON.stringify(value));
+  const known = fragments.get(value);
+  if (known !== undefined) return emit(known, value);
+  if (Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object' && fragments.has(v))) {
+    emit('[');
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i]; // holes read as undefined: null, as JSON.stringify writes them
+      if (i > 0) emit(',');
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') emit('null');
+      else valueJson(v, emit);
+    }
+    return emit(']');
+  }
+  emit(JSON.stringify(value));
 }
