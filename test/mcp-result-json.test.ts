@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { answerJson, toolResult } from '../server/mcp/result-json.ts';
+import { TOOLS_LIST_RESULT } from '../server/mcp/tools.ts';
 
 const body = { ucp: { version: '2026-04-08' }, products: [{ id: 'p', title: 'Tee "quoted" \u2028 ✓', price: 2500, tags: [] }], note: 'back\\slash' };
 
@@ -15,6 +16,14 @@ describe('answerJson', () => {
     const text = answerJson(message);
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(message)));
     expect(JSON.parse(JSON.parse(text).result.content[0].text)).toEqual(body);
+  });
+
+  it('a remembered result (the tool list) is written from its remembered text, equal to its JSON', () => {
+    const m = { result: TOOLS_LIST_RESULT, jsonrpc: '2.0' as const, id: 'list-1' };
+    const text = answerJson(m as never);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(m)));
+    expect(text).toContain(`"result":${JSON.stringify(TOOLS_LIST_RESULT)}`);
+    expect(Object.isFrozen(TOOLS_LIST_RESULT.tools[0].inputSchema)).toBe(true);
   });
 
   it('extra result fields (isError) are kept; messages that are not tool results use plain JSON', () => {

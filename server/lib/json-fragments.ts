@@ -22,6 +22,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The remembered JSON of an object made with serializedOnce, if it is one. */
+export function rememberedJson(value: object): string | undefined {
+  return fragments.get(value);
+}
+
 /**
  * `JSON.stringify(body)`, with remembered texts used for the body's own values and the items of its
  * arrays (the depth where listings live); anything else is stringified as usual.

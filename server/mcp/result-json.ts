@@ -9,7 +9,7 @@
  * is still exactly that object's JSON.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { toJsonWithEscaped } from '../lib/json-fragments.ts';
+import { rememberedJson, toJsonWithEscaped } from '../lib/json-fragments.ts';
 
 /**
  * Texts made by toolResult and not yet written, with their escaped forms; bounded in case an answer
@@ -39,9 +39,11 @@ export function toolResult(body: object, extra: { isError?: true } = {}) {
   return { content: [{ type: 'text' as const, text: made.text }], structuredContent: body as Record<string, unknown>, ...extra };
 }
 
-/** One JSON-RPC message as JSON, writing a tool result's body once. */
+/** One JSON-RPC message as JSON, writing a tool result's body once and a remembered result (tools/list) as remembered. */
 export function answerJson(m: JSONRPCMessage): string {
   if ('result' in m && m.id !== undefined) {
+    const known = rememberedJson(m.result);
+    if (known !== undefined) return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${known}}`;
     const { content, structuredContent, ...rest } = m.result as { content?: unknown; structuredContent?: unknown; [k: string]: unknown };
     const item = Array.isArray(content) && content.length === 1 ? (content[0] as { type?: unknown; text?: unknown }) : undefined;
     const escaped = structuredContent !== undefined && item?.type === 'text' && typeof item.text === 'string' ? take(item.text) : undefined;

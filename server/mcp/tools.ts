@@ -22,6 +22,7 @@ import { McpProtocolError, RPC } from './errors.ts';
 import { unknownArguments } from './input-errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
 import { toolResult } from './result-json.ts';
+import { serializedOnce } from '../lib/json-fragments.ts';
 
 export interface ToolContext {
   db: DB;
@@ -232,7 +233,8 @@ const OUTPUT_SCHEMA = {
 
 export const TOOLS: ReadonlyMap<string, ToolDef> = new Map(DEFS.map((d) => [d.name, d]));
 
-export const TOOLS_LIST_RESULT = Object.freeze({
+/** The same for every call: frozen, its JSON made once (answerJson writes it). */
+export const TOOLS_LIST_RESULT = serializedOnce({
   tools: DEFS.map((d) => ({
     name: d.name,
     title: d.title,
