@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WalFlusher } from '../server/db/pglite-durable.mjs';
+import { EmbeddedDatabase } from '../server/db/pglite-dialect.ts';
 import { CART_BODY, send, spawnServer } from '../scripts/faults/lib.ts';
 
 /** A disk whose flushes finish when the test says so. */
@@ -115,4 +116,30 @@ describe('durable commits on disk', () => {
     expect(off.statuses.every((s) => s === 201)).toBe(true);
     expect(off.syncs).toBe(0);
   }, 240_000);
+});
+
+describe('what waits for a flush (the embedded database itself)', () => {
+  it('statements inside a transaction are answered without a flush even when they write WAL; the commit waits for one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ucp-durable-tx-'));
+    const db = await EmbeddedDatabase.open(join(dir, 'data'), 'select 1', { durable: true });
+    try {
+      await db.query('create table big (v text)', []);
+      await db.query('begin', []);
+      const before = await db.durabilityStats();
+      // ~12 MB of WAL, three times the WAL buffers: PostgreSQL writes WAL files mid-transaction.
+      await db.query(`insert into big select repeat(md5(i::text), 40) from generate_series(1, 9000) i`, []);
+      const inside = await db.durabilityStats();
+      expect(inside.walWrites).toBeGreaterThan(before.walWrites);
+      expect(inside.walFlushes).toBe(before.walFlushes);
+      await db.query('commit', []);
+      const after = await db.durabilityStats();
+      expect(after.walFlushes).toBe(inside.walFlushes + 1);
+      // An autocommit statement that writes is a commit too.
+      await db.query(`insert into big values ('one more')`, []);
+      expect((await db.durabilityStats()).walFlushes).toBe(after.walFlushes + 1);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

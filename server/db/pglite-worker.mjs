@@ -157,12 +157,15 @@ try {
     } catch (e) {
       reply = { id: m.id, error: serialize(e) };
     }
-    if (!flusher || flusher.writes === walBefore) {
+    // Inside a transaction block nothing is committed yet, so nothing needs to be on disk: a bulk
+    // load's large statements fill the WAL buffers and write WAL mid-transaction, and used to wait
+    // for a flush each. Those writes stay in the flusher's set for the commit's flush.
+    if (!flusher || flusher.writes === walBefore || db.isInTransaction()) {
       port.postMessage(reply);
       return;
     }
-    // This statement wrote WAL (a commit): answer once that WAL is on disk. The queue moves on
-    // meanwhile, so the next commits join the next flush.
+    // This statement wrote WAL and left no transaction open (a commit): answer once that WAL is on
+    // disk. The queue moves on meanwhile, so the next commits join the next flush.
     flusher.afterFlush((error) => {
       if (!error) port.postMessage(reply);
       else fail(m.id, Object.assign(new Error(`the commit could not be flushed to disk: ${error.message}`), { code: '58030' }));
