@@ -11,7 +11,7 @@ import type { Config } from './config.ts';
 import type { DB } from './db/index.ts';
 import type { AppEnv } from './http/env.ts';
 import { protocolError, renderError } from './http/errors.ts';
-import { publicCors, simpleCorsHeaders } from './http/cors.ts';
+import { publicCors, simpleCorsHeaders, UCP_ALLOW_HEADERS } from './http/cors.ts';
 import { requestOrigin } from './http/origin.ts';
 import { cachedShop, findShopByDomain } from './core/shops.ts';
 import { DISCOVERY_PATH, discoveryFastPath, discoveryHandler } from './ucp/discovery.ts';
@@ -34,16 +34,12 @@ export interface AppDeps {
 }
 
 /** Headers a browser may send cross-origin to the UCP endpoints. */
-export const CORS_ALLOW_HEADERS = [
-  'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
-  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key', 'UCP-Sandbox-Fault',
-];
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** CORS of the public UCP endpoints (REST and discovery): any origin, no credentials. */
 const UCP_CORS = {
-  allowHeaders: CORS_ALLOW_HEADERS,
+  allowHeaders: UCP_ALLOW_HEADERS,
   allowMethods: ['GET', 'POST', 'PUT', 'OPTIONS'],
   exposeHeaders: ['Content-Language', 'ETag', 'Retry-After', 'UCP-Sandbox-Fault-Ignored'],
   maxAge: 600,

@@ -13,10 +13,11 @@
  *    it protects are on disk. Its per-commit WAL flush uses `wal_sync_method = fdatasync`, which
  *    stays a no-op here on purpose: part 2 does it for many commits at once.
  * 2. `WalFlusher` watches which WAL segment files PostgreSQL writes (a commit writes its WAL record
- *    before it returns) and holds the reply of every statement that wrote WAL until an `fdatasync`
- *    of those files, started after the write, has finished. Flushes run back to back: while one is
- *    on the disk, new commits gather for the next one (adaptive group commit), so under load one
- *    flush acknowledges many commits, and an idle database pays one flush per commit.
+ *    before it returns) and the worker holds the reply of every statement that wrote WAL and left
+ *    no transaction open (pglite-worker.mjs) until an `fdatasync` of those files, started after the
+ *    write, has finished. Flushes run back to back: while one is on the disk, new commits gather for
+ *    the next one (adaptive group commit), so under load one flush acknowledges many commits, and an
+ *    idle database pays one flush per commit.
  *
  * Statements that wrote no WAL (reads) are answered at once. A reader may therefore see a commit
  * up to one flush before that commit is durable; the writer is never told "done" before it is.

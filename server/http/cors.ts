@@ -6,6 +6,12 @@
  */
 import type { MiddlewareHandler } from 'hono';
 
+/** What a UCP call may carry, on REST and MCP alike: identity, credentials, signatures (RFC 9421), sandbox faults. */
+export const UCP_ALLOW_HEADERS = [
+  'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
+  'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key', 'UCP-Sandbox-Fault',
+];
+
 export interface CorsOptions {
   allowMethods: string[];
   allowHeaders: string[];

@@ -5,7 +5,7 @@
  * answered as a JSON-RPC error.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { publicCors } from '../http/cors.ts';
+import { publicCors, UCP_ALLOW_HEADERS } from '../http/cors.ts';
 import { bodyLimit } from '../http/body-limit.ts';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
@@ -22,9 +22,9 @@ export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** Signature headers (RFC 9421) are what signed-tier agents send beside the JSON-RPC body. */
-export const MCP_CORS = {
-  allowHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'UCP-Agent', 'Idempotency-Key', 'Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'UCP-Sandbox-Fault', 'Signature', 'Signature-Input', 'Content-Digest'],
+/** REST's request headers (signed-tier agents sign MCP POSTs too) and MCP's own. */
+const MCP_CORS = {
+  allowHeaders: [...UCP_ALLOW_HEADERS, 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
   allowMethods: ['POST', 'OPTIONS'],
   exposeHeaders: ['Retry-After', 'WWW-Authenticate', 'UCP-Sandbox-Fault-Ignored'],
   maxAge: 600,
