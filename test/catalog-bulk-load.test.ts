@@ -70,6 +70,18 @@ describe('bulk catalog load', () => {
     expect(old.products).toEqual([]);
   }, 120_000);
 
+  it('writes no row a foreign key would refuse, and leaves the keys enforced afterwards', async () => {
+    // Where the loader may (a superuser: always on the embedded database) it skips the per-row key
+    // checks for the load's own transaction; the rows it writes must satisfy them anyway.
+    const orphans = await sql<{ n: number }>`
+      select (select count(*) from variants v where not exists (select 1 from products p where p.shop_id = v.shop_id and p.id = v.product_id))
+           + (select count(*) from product_search x where not exists (select 1 from products p where p.shop_id = x.shop_id and p.id = x.product_id)) as n`.execute(s.db);
+    expect(Number(orphans.rows[0].n)).toBe(0);
+    expect((await sql<{ r: string }>`select current_setting('session_replication_role') as r`.execute(s.db)).rows[0].r).toBe('origin');
+    const orphan = sql`insert into variants (shop_id, id, product_id, sku) values ('shop_bulk', 'var_orphan', 'no_such_product', null)`.execute(s.db);
+    await expect(orphan).rejects.toMatchObject({ code: '23503' });
+  });
+
   it('leaves the search indexes writing one entry at a time (fastupdate off), nothing pending', async () => {
     const rows = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class where relname in ('product_search_tsv_idx', 'product_search_title_idx')`.execute(s.db);
     expect(rows.rows).toHaveLength(2);
