@@ -145,8 +145,21 @@ for (const width of [1280, 390]) {
       // Scrolled down to the pager, then reloaded: the same page of results, at the same place.
       await search.getByRole('navigation', { name: 'Pages' }).scrollIntoViewIfNeeded();
       const y = await page.evaluate(() => window.scrollY);
+      // While page 2 is on its way, the server-rendered page 1 inside the element keeps its space
+      // but is not shown (the shopper never sees products they had left behind).
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      await page.route('**/api/ucp/catalog/search', async (route) => {
+        await held;
+        await route.continue();
+      });
       await page.reload();
+      await expect(page.locator('ucp-search .card')).not.toHaveCount(0);
+      await expect(page.locator('ucp-search .card').first()).toBeHidden();
+      await expect(search).toHaveAttribute('aria-busy', 'true');
+      release();
       await expect(current).toHaveText('Page 2');
+      await page.unroute('**/api/ucp/catalog/search');
       await expect.poll(hrefs).toEqual(onPage2);
       await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(y - 50);
       await cards.first().click();

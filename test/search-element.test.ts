@@ -193,6 +193,35 @@ describe('<ucp-search> in the page', () => {
     expect(asked[0]).toMatchObject({ query: 'tee' });
   });
 
+  it("while a kept page other than the page's own listing is on its way, that listing keeps its space but is not shown", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = async (body: Record<string, any>) => {
+      await gate;
+      return pages(body);
+    };
+    history.replaceState({ 'ucp-search-test0': { query: 'mug', category: '', cursors: [null, 'c12'], page: 1, y: 0 } }, '');
+    const { host, root } = setup(slow, { 'page-size': '12' }, '<ul><li>Server listing, page 1</li></ul>');
+    const slot = root.querySelector('slot') as HTMLSlotElement;
+    expect(slot.className).toBe('h');
+    expect(getComputedStyle(slot).visibility).toBe('hidden');
+    expect(host.getAttribute('aria-busy')).toBe('true');
+    release();
+    await vi.waitFor(() => expect(titles(root)[0]).toBe('Product 13'));
+    expect(root.querySelector('slot')).toBeNull();
+    expect(host.hasAttribute('aria-busy')).toBe(false);
+
+    // A kept state that is the listing's own page (page 1 of the same query) shows the listing meanwhile.
+    document.body.innerHTML = '';
+    let release2!: () => void;
+    const gate2 = new Promise<void>((r) => (release2 = r));
+    history.replaceState({ 'ucp-search-test0': { query: 'mug', category: '', cursors: [null], page: 0, y: 0 } }, '');
+    const same = setup(async (body) => (await gate2, pages(body)), { query: 'mug' }, '<ul><li>Server listing, page 1</li></ul>');
+    expect((same.root.querySelector('slot') as HTMLSlotElement).className).toBe('');
+    release2();
+    await vi.waitFor(() => expect(titles(same.root)).toHaveLength(12));
+  });
+
   it('comes back to where the page was scrolled once the kept page is drawn, and keeps the scroll when the shopper leaves', async () => {
     const scrolled = vi.spyOn(window, 'scrollTo');
     history.replaceState({ 'ucp-search-test0': { query: 'mug', category: '', cursors: [null, 'c12'], page: 1, y: 640 } }, '');

@@ -67,7 +67,7 @@ ul{list-style:none;margin:0;padding:0;display:grid;gap:1rem;grid-template-column
 li a{display:flex;flex-direction:column;gap:.25rem;color:inherit;text-decoration:none}li a:hover .t,li a:focus-visible .t{text-decoration:underline}
 img{width:100%;aspect-ratio:1;object-fit:cover;border-radius:8px;background:#8882}.t{font-weight:600}
 nav{display:flex;gap:.5rem;align-items:center;justify-content:center;margin-top:1rem}p{margin:.5rem 0}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}`;
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}.h{visibility:hidden}`;
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>) => {
   const e = document.createElement(tag);
@@ -142,6 +142,12 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   let page = before?.page ?? 0;
   /** Where to scroll once the kept page's results are drawn (then never again). */
   let scrollBack = before?.y ?? 0;
+  /**
+   * The page's own listing is the first page of the element's attributes: while another kept page
+   * is on its way, that listing keeps its space (so the browser's scroll restoring still lands) but
+   * is not shown, rather than products the shopper had left behind.
+   */
+  const elsewhere = !!before && (before.page > 0 || before.query !== (host.getAttribute('query') ?? '') || before.category !== (host.getAttribute('category') ?? ''));
   const save = () => host.isConnected && kept.write({ query, category, cursors: cursors.map((c) => c ?? null), page, y: window.scrollY });
   addEventListener('pagehide', save);
   let result: { products: Product[]; next?: string; corrected?: boolean } | null = null;
@@ -205,7 +211,8 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     // Until the first results arrive, a page's own listing inside the element (its server-rendered
     // fallback) stays in view rather than a blank "loading" state.
     if (!result && !failed && host.childElementCount) {
-      root.replaceChildren(el('slot'));
+      root.replaceChildren(el('slot', elsewhere ? { class: 'h' } : {}));
+      if (elsewhere) host.setAttribute('aria-busy', 'true');
       return;
     }
     const q = el('input', { type: 'search', name: 'q', value: query, autocomplete: 'off', 'data-k': 'q' });
