@@ -82,9 +82,14 @@ describe('bulk catalog load', () => {
     await expect(orphan).rejects.toMatchObject({ code: '23503' });
   });
 
-  it('leaves the search indexes writing one entry at a time (fastupdate off), nothing pending', async () => {
+  it('leaves the search indexes writing one entry at a time (fastupdate off), nothing pending in any GIN index', async () => {
     const rows = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class where relname in ('product_search_tsv_idx', 'product_search_title_idx')`.execute(s.db);
     expect(rows.rows).toHaveLength(2);
     for (const r of rows.rows) expect(r.reloptions, r.relname).toContain('fastupdate=off');
+    // Nothing left in any GIN pending list for later writes to merge or browses to scan.
+    for (const index of ['product_search_tsv_idx', 'product_search_title_idx', 'products_categories_idx']) {
+      const merged = await sql<{ pages: number }>`select gin_clean_pending_list(${index}::regclass) as pages`.execute(s.db);
+      expect(Number(merged.rows[0].pages), index).toBe(0);
+    }
   });
 });

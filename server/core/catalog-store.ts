@@ -25,6 +25,12 @@ export type LoadProgress = (done: number, total: number, stage?: 'finishing') =>
 
 /** The search indexes written one entry at a time in normal use (fastupdate off, migration 0006). */
 const SEARCH_INDEXES = ['product_search_tsv_idx', 'product_search_title_idx'];
+/**
+ * GIN indexes whose pending list a bulk load merges at its end: the search indexes, and the
+ * categories index (fastupdate on, its default), whose list category browses scan until something
+ * merges it, and the embedded database has no autovacuum to do so.
+ */
+const MERGED_AFTER_BULK = [...SEARCH_INDEXES, 'products_categories_idx'];
 /** From this many products in one call, a load is bulk: its index entries are merged at the end. */
 export const BULK_LOAD_PRODUCTS = 1000;
 
@@ -50,7 +56,7 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
       // `fastupdate` takes a lock that readers and writers do not wait for, so a running store keeps
       // searching (a query also scans the pending list until the merge); a search index is never
       // missing. Inside the transaction: a failed load leaves the settings as they were. Only the
-      // indexes' owner may change them: a role that did not run the migrations loads row by row.
+      // indexes' owner may change or merge them: a role that did not run the migrations loads row by row.
       if (may?.alterIndexes) {
         await sql`set local gin_pending_list_limit = '1GB'`.execute(tx);
         for (const index of SEARCH_INDEXES) await sql`alter index ${sql.id(index)} set (fastupdate = on)`.execute(tx);
@@ -58,10 +64,8 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
       await writeBatches(tx, shop, products, scratch, onProgress);
       if (bulk) onProgress?.(products.length, products.length, 'finishing');
       if (may?.alterIndexes) {
-        for (const index of SEARCH_INDEXES) {
-          await sql`select gin_clean_pending_list(${index}::regclass)`.execute(tx);
-          await sql`alter index ${sql.id(index)} set (fastupdate = off)`.execute(tx);
-        }
+        for (const index of MERGED_AFTER_BULK) await sql`select gin_clean_pending_list(${index}::regclass)`.execute(tx);
+        for (const index of SEARCH_INDEXES) await sql`alter index ${sql.id(index)} set (fastupdate = off)`.execute(tx);
       }
       await recordCatalogChange(tx, shop.id, products.map((p) => p.id));
     });
@@ -80,7 +84,7 @@ async function bulkPrivileges(tx: DB): Promise<{ skipTriggers: boolean; alterInd
   const r = await sql<{ superuser: boolean | null; owner: boolean | null }>`
     select (select rolsuper from pg_roles where rolname = current_user) as superuser,
            (select bool_and(pg_has_role(current_user, c.relowner, 'USAGE')) from pg_class c
-             where c.relkind = 'i' and c.relname = any(${SEARCH_INDEXES}::text[]) and pg_table_is_visible(c.oid)) as owner`.execute(tx);
+             where c.relkind = 'i' and c.relname = any(${MERGED_AFTER_BULK}::text[]) and pg_table_is_visible(c.oid)) as owner`.execute(tx);
   return { skipTriggers: r.rows[0]?.superuser === true, alterIndexes: r.rows[0]?.owner === true };
 }
 
