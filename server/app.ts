@@ -33,8 +33,6 @@ export interface AppDeps {
   config: Config;
 }
 
-/** Headers a browser may send cross-origin to the UCP endpoints. */
-
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** CORS of the public UCP endpoints (REST and discovery): any origin, no credentials. */

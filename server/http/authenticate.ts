@@ -37,6 +37,11 @@ export interface HeaderReader {
   has(name: string): boolean;
 }
 
+/** A view over Hono's request headers: touching `c.req.raw` would build a full `Request` per call. */
+export function headerReader(req: { header(name: string): string | undefined }): HeaderReader {
+  return { get: (name) => req.header(name) ?? null, has: (name) => req.header(name) !== undefined };
+}
+
 export const MAX_CLOCK_SKEW_SECONDS = 300;
 
 export type AccessErrorCode =

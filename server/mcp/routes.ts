@@ -11,7 +11,7 @@ import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
-import { allowInsecureProfiles, profileAdvice } from '../http/authenticate.ts';
+import { allowInsecureProfiles, headerReader, profileAdvice } from '../http/authenticate.ts';
 import { sandboxFault } from '../http/sandbox-fault.ts';
 
 export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -43,8 +43,6 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
     const shop = c.get('shop')!;
     const config = c.get('config');
     const text = await c.req.text();
-    // A view over the adapter's headers: touching c.req.raw would build a full Request per call.
-    const headers = { get: (name: string) => c.req.header(name) ?? null, has: (name: string) => c.req.header(name) !== undefined };
     const answer = await handleMcpPost(text, {
       db: c.get('db'),
       shop,
@@ -52,9 +50,8 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       acceptLanguage: c.req.header('accept-language'),
       allowLoopbackHttp: allowInsecureProfiles(config),
       profileAdvice: () => profileAdvice(config, c.get('origin')),
-      header: (name) => c.req.header(name),
       config,
-      headers,
+      headers: headerReader(c.req),
       url: c.req.url,
       rawBody: text,
       client: c.get('client'),

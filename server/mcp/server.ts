@@ -33,14 +33,9 @@ import { PACKAGE_VERSION } from '../version.ts';
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
 
-export interface McpRequestContext extends McpAuthContext {
-  /** Request headers, for auth. */
-  header(name: string): string | undefined;
-}
-
 /** Mutable per-request state the handlers report into. */
 interface CallState {
-  ctx: McpRequestContext;
+  ctx: McpAuthContext;
   /** HTTP status for the response (single-message requests only). */
   httpStatus?: number;
   headers: Record<string, string>;
@@ -193,7 +188,7 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
 
 
 /** Handles one POST /mcp whose body has already been read (size-limited) as text. */
-export async function handleMcpPost(bodyText: string, ctx: McpRequestContext): Promise<McpAnswer> {
+export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Promise<McpAnswer> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bodyText);
@@ -234,7 +229,7 @@ export async function handleMcpPost(bodyText: string, ctx: McpRequestContext): P
   // (exchange-transport.ts): a JSON body, a supported MCP-Protocol-Version after initialize, one
   // initialize per POST. The Accept header is not checked: we always answer JSON, and JSON-only
   // clients (the ucp CLI) must be served.
-  if (!isJsonContentType(ctx.header('content-type'))) {
+  if (!isJsonContentType(ctx.headers.get('content-type'))) {
     return jsonAnswer(415, rpcErrorBody(null, RPC.server, 'Unsupported Media Type: Content-Type must be application/json'));
   }
   // The SDK's own message schema, as its transport applied it: the server classifies each message
@@ -249,8 +244,8 @@ export async function handleMcpPost(bodyText: string, ctx: McpRequestContext): P
   if (initialize && rpcMessages.length > 1) {
     return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, 'Invalid Request: Only one initialization request is allowed'));
   }
-  const version = ctx.header('mcp-protocol-version');
-  if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+  const version = ctx.headers.get('mcp-protocol-version');
+  if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     return jsonAnswer(400, rpcErrorBody(null, RPC.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
   }
 

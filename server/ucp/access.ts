@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { parseDictionary } from 'structured-headers';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
-import { AccessDenied, authenticate, CapabilitiesIncompatible, incompatibleBody } from '../http/authenticate.ts';
+import { AccessDenied, authenticate, CapabilitiesIncompatible, headerReader, incompatibleBody } from '../http/authenticate.ts';
 import type { OperationName } from '../core/access-policy.ts';
 import { shopOf } from './guard.ts';
 import { CAPABILITIES } from '../core/ucp-profile.ts';
@@ -74,8 +74,7 @@ export function ucpAccess(): MiddlewareHandler<AppEnv> {
         profileUrl: ucpAgentProfile(c.req.header('ucp-agent')),
         method: c.req.method,
         url: `${origin}${url.pathname}${url.search}`,
-        // A view over the adapter's headers: touching c.req.raw would build a full Request per call.
-        headers: { get: (name) => c.req.header(name) ?? null, has: (name) => c.req.header(name) !== undefined },
+        headers: headerReader(c.req),
         body: async () => new Uint8Array(await c.req.arrayBuffer()),
         client: c.get('client'),
       });

@@ -93,8 +93,9 @@ interface Kept {
  * Each element keeps its search (query, category, the page reached) in the page's history entry,
  * so Back from a product page or a reload comes back to where the shopper was rather than to the
  * first page, and to the same scroll position once the results are back (the browser restores it
- * before they arrive, on a page still too short). Keyed by the element's place among the page's elements of its kind; the page's own
- * history state (an object) is kept beside it, and any other kind of state is left alone.
+ * before they arrive, on a page still too short). Keyed by the element's place among the page's
+ * elements of its kind; the page's own history state (an object) is kept beside it, and any other
+ * kind of state is left alone.
  */
 function keep(host: HTMLElement): { read(): Kept | undefined; write(k: Kept): void } {
   const key = () => host.localName + [...document.getElementsByTagName(host.localName)].indexOf(host);
@@ -209,7 +210,8 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   /** Renders the whole element; `settled`: a search just answered (status words are announced then). */
   const draw = (settled = false) => {
     // Until the first results arrive, a page's own listing inside the element (its server-rendered
-    // fallback) stays in view rather than a blank "loading" state.
+    // fallback) holds the place rather than a blank "loading" state: shown, or hidden while a kept
+    // page other than it is on its way (`elsewhere`).
     if (!result && !failed && host.childElementCount) {
       root.replaceChildren(el('slot', elsewhere ? { class: 'h' } : {}));
       if (elsewhere) host.setAttribute('aria-busy', 'true');
