@@ -23,6 +23,7 @@ import { evaluateCodes, findDiscounts } from './discounts.ts';
 import { wordsFor } from './cart-words.ts';
 import { priceCart, taxRateBps } from './pricing.ts';
 import { purgeIdempotencyKeys } from './idempotency.ts';
+import { coalescedInsert, type ColumnValue } from '../db/coalesced-insert.ts';
 
 type Exec = Kysely<Database>;
 
@@ -220,9 +221,43 @@ export function cartInsert(record: CartRecord, now: Date, when: RawBuilder<boole
     where ${when}`;
 }
 
+type CartColumns = Record<'shop_id' | 'id' | 'currency' | 'language' | 'context' | 'buyer' | 'line_items' | 'discounts' | 'created_at' | 'updated_at' | 'expires_at', ColumnValue>;
+
+/** New carts written together when they arrive together (server/db/coalesced-insert.ts). */
+const newCarts = coalescedInsert<CartColumns>({
+  table: 'carts',
+  columns: [
+    ['shop_id', 'text'], ['id', 'text'], ['currency', 'text'], ['language', 'text'], ['context', 'jsonb'], ['buyer', 'jsonb'],
+    ['line_items', 'jsonb'], ['discounts', 'jsonb'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'], ['expires_at', 'timestamptz'],
+  ],
+});
+
+/** Writes a prepared cart (a create without an idempotency key); resolves once it is committed. */
+export function writeNewCart(db: Exec, record: CartRecord, now: Date): Promise<void> {
+  const row = cartRow(record, now);
+  const json = (text: string) => ({ json: text });
+  return newCarts(
+    db,
+    {
+      shop_id: record.shop_id,
+      id: record.id,
+      currency: row.currency,
+      language: row.language,
+      context: json(row.context),
+      buyer: row.buyer === null ? null : json(row.buyer),
+      line_items: json(row.line_items),
+      discounts: json(row.discounts),
+      created_at: now,
+      updated_at: row.updated_at,
+      expires_at: row.expires_at,
+    },
+    () => cartInsert(record, now),
+  );
+}
+
 export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
   const { record, messages, stock, now } = await prepareCart(db, shop, req, opts);
-  await cartInsert(record, now).execute(db);
+  await writeNewCart(db, record, now);
   return { record, messages, stock };
 }
 

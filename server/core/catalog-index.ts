@@ -19,8 +19,8 @@
  */
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import { isSingleWriter } from '../db/index.ts';
-import { catalogChanged, databaseIdentity } from './product-cache.ts';
+import { databaseIdentity, isSingleWriter } from '../db/index.ts';
+import { catalogChanged } from './product-cache.ts';
 import { SearchIndex, type IndexRow } from './search-index.ts';
 import { parseTsQuery, type TsQuery } from './tsquery.ts';
 

@@ -9,7 +9,7 @@
  * would store the old document after the write's invalidation. Cached objects are shared: read only.
  */
 import type { DB } from '../db/index.ts';
-import { isSingleWriter } from '../db/index.ts';
+import { databaseIdentity, isSingleWriter } from '../db/index.ts';
 import type { StoredProduct, StoredVariant } from '../formats/types.ts';
 
 export interface VariantHit {
@@ -39,13 +39,6 @@ function entries(db: DB, shopId: string): ShopEntries | undefined {
   return e;
 }
 
-/**
- * One object per database, shared by the Kysely instance and every transaction opened from it (they
- * share the dialect's adapter), so a lookup inside a transaction finds the same cache.
- */
-export function databaseIdentity(db: DB): object {
-  return db.getExecutor().adapter;
-}
 
 function storer(e: ShopEntries | undefined) {
   const generation = e?.generation;

@@ -15,9 +15,9 @@
  * next catalog write, and on PostgreSQL for 30 s at most.
  */
 import { sql } from 'kysely';
-import type { DB } from '../db/index.ts';
+import { databaseIdentity, type DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import { catalogGeneration, databaseIdentity } from './product-cache.ts';
+import { catalogGeneration } from './product-cache.ts';
 import { catalogIndex } from './catalog-index.ts';
 import { allLanguages } from './localize.ts';
 import type { Localized } from '../formats/catalog-format.ts';

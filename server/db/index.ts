@@ -19,6 +19,15 @@ export function isSingleWriter(db: DB): boolean {
   return singleWriter.has(db.getExecutor().adapter);
 }
 
+/**
+ * One object per database, shared by the Kysely instance and every transaction opened from it (they
+ * share the dialect's adapter): the key of per-database state (caches, queues), found the same from
+ * inside a transaction.
+ */
+export function databaseIdentity(db: DB): object {
+  return db.getExecutor().adapter;
+}
+
 /** Connections a PostgreSQL server's pool may open, by adapter (the embedded database has one). */
 const poolSizes = new WeakMap<object, number>();
 

@@ -11,7 +11,7 @@ import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/errors.ts';
-import { CartRejected, cancelCart, cartInsert, findCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
+import { CartRejected, cancelCart, cartInsert, findCart, writeNewCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
 import { fingerprint, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
 import { validate } from '../core/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
@@ -139,22 +139,27 @@ function negotiatedDiscounts<T extends { discounts?: unknown }>(ctx: OperationCo
 /**
  * One create path. The cart is validated and priced first (reads only); its one write is one
  * INSERT (cartInsert). With an Idempotency-Key that INSERT also claims the key, in the same
- * statement (runIdempotentInsert); without one it is simply run.
+ * statement (runIdempotentInsert); without one it is written with the other new carts of the
+ * moment, in one statement (writeNewCart).
  */
 export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
   const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input, UCP_INPUT));
-  const prepare = async (): Promise<{ result: OperationResult; insert?: (when?: RawBuilder<boolean>) => RawBuilder<unknown> }> => {
+  const prepare = async (): Promise<{ result: OperationResult; insert?: (when: RawBuilder<boolean>) => RawBuilder<unknown>; write?: () => Promise<void> }> => {
     try {
       const { record, messages, now, stock } = await prepareCart(ctx.db, ctx.shop, req, { acceptLanguage: ctx.acceptLanguage });
-      return { result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) }, insert: (when) => cartInsert(record, now, when) };
+      return {
+        result: { status: 201, body: cartBody(ctx, record, [...notes, ...messages], stock) },
+        insert: (when) => cartInsert(record, now, when),
+        write: () => writeNewCart(ctx.db, record, now),
+      };
     } catch (e) {
       if (e instanceof CartRejected) return { result: rejected(ctx, e) };
       throw e;
     }
   };
   if (ctx.idempotencyKey) return idempotent(() => runIdempotentInsert<OperationResult>(ctx.db, keyScope(ctx, 'create_cart', null, input), prepare));
-  const { result, insert } = await prepare();
-  if (insert) await insert().execute(ctx.db);
+  const { result, write } = await prepare();
+  if (write) await write();
   return result;
 }
 

@@ -1,0 +1,107 @@
+/**
+ * Single-row inserts that arrive together, written as one statement (group insert).
+ *
+ * A cart create writes one row. On the embedded database every statement runs on one thread, and
+ * most of a one-row INSERT's cost there is the statement and its commit, not the row (a cart row
+ * alone: ~140-280 µs of that thread; in a batch of 8-16: ~70-85 µs each, docs/benchmarks.md). So while the database is busy
+ * with earlier inserts, new rows wait in a queue and go out together, as one
+ * `insert … select … from jsonb_to_recordset($1)`: one statement, one commit, one WAL flush for all
+ * of them. With nothing in flight a row goes at once, alone: an idle server adds no latency.
+ *
+ * Each caller's promise settles with its own row's outcome: if a batch fails, its rows are retried
+ * one by one (with the caller's own single-row statement), so one bad row never fails another
+ * request. A row is acknowledged only when its statement's commit is (durably: pglite-worker.mjs).
+ * Inside a transaction the caller's statement runs as it is (it must see the transaction).
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { connectionsOf, databaseIdentity, isSingleWriter, type DB } from './index.ts';
+
+/** A column's value as it goes into the batch's JSON: text, numbers, null, or JSON text spliced as is. */
+export type ColumnValue = string | number | boolean | null | Date | { json: string };
+
+export interface CoalescedTable<Row extends Record<string, ColumnValue>> {
+  table: string;
+  /** Each column and its SQL type, in the order of the insert. */
+  columns: ReadonlyArray<readonly [keyof Row & string, string]>;
+  /** Rows per statement at most. */
+  maxRows?: number;
+}
+
+interface Waiting<Row> {
+  row: Row;
+  single: () => RawBuilder<unknown>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+interface Queue<Row> {
+  waiting: Waiting<Row>[];
+  inFlight: number;
+}
+
+/**
+ * Statements in flight at once per database. The embedded database: one, so everything that
+ * arrives meanwhile (its commit's WAL flush included) goes out in the next batch. Allowing a second
+ * one in flight lets the thread start on it during the flush, but makes smaller batches, and on two
+ * cores the CPU saved per row is worth more: 1 measured 3,350 creates/s, 2 and 3 measured
+ * 2,700-2,750 (docs/benchmarks.md). A PostgreSQL pool: as many as it has connections, so a row
+ * waits only when every connection is busy.
+ */
+const EMBEDDED_IN_FLIGHT = 1;
+
+function valueJson(v: ColumnValue): string {
+  if (v !== null && typeof v === 'object' && !(v instanceof Date)) return v.json;
+  return JSON.stringify(v);
+}
+
+/**
+ * The inserter for one table: `insert(db, row, single)` writes `row`, coalesced with others when
+ * `db` is the database itself; `single` is the same write as its own statement (used inside a
+ * transaction, and for the rows of a failed batch).
+ */
+export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: CoalescedTable<Row>) {
+  const maxRows = spec.maxRows ?? 64;
+  const names = spec.columns.map(([name]) => name);
+  const statement = (json: string) =>
+    sql`insert into ${sql.id(spec.table)} (${sql.join(names.map((n) => sql.id(n)))})
+      select ${sql.join(names.map((n) => sql`r.${sql.id(n)}`))}
+      from jsonb_to_recordset(${json}::jsonb) as r(${sql.raw(spec.columns.map(([n, type]) => `"${n}" ${type}`).join(', '))})`;
+  const keys = names.map((n) => JSON.stringify(n));
+  const rowJson = (row: Row) => `{${names.map((n, i) => `${keys[i]}:${valueJson(row[n])}`).join(',')}}`;
+  const queues = new WeakMap<object, Queue<Row>>();
+
+  async function runBatch(db: DB, batch: Waiting<Row>[]): Promise<void> {
+    try {
+      if (batch.length === 1) await batch[0].single().execute(db);
+      else await statement(`[${batch.map((w) => rowJson(w.row)).join(',')}]`).execute(db);
+      for (const w of batch) w.resolve();
+    } catch (e) {
+      if (batch.length === 1) return batch[0].reject(e);
+      // Someone's row broke the statement: each row on its own, so only that one fails.
+      await Promise.all(batch.map((w) => w.single().execute(db).then(w.resolve, w.reject)));
+    }
+  }
+
+  function pump(db: DB, q: Queue<Row>, limit: number): void {
+    while (q.inFlight < limit && q.waiting.length > 0) {
+      const batch = q.waiting.splice(0, maxRows);
+      q.inFlight++;
+      void runBatch(db, batch).finally(() => {
+        q.inFlight--;
+        pump(db, q, limit);
+      });
+    }
+  }
+
+  return function insert(db: DB, row: Row, single: () => RawBuilder<unknown>): Promise<void> {
+    if (db.isTransaction) return single().execute(db).then(() => undefined);
+    const id = databaseIdentity(db);
+    let q = queues.get(id);
+    if (!q) queues.set(id, (q = { waiting: [], inFlight: 0 }));
+    const limit = isSingleWriter(db) ? EMBEDDED_IN_FLIGHT : connectionsOf(db);
+    return new Promise<void>((resolve, reject) => {
+      q.waiting.push({ row, single, resolve, reject });
+      pump(db, q, limit);
+    });
+  };
+}
