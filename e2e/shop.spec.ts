@@ -40,6 +40,14 @@ for (const width of [1280, 390]) {
       await page.waitForURL('**/handoff-preview');
       await expect(page.getByRole('heading', { name: 'Handed over to the shop’s checkout' })).toBeVisible();
       await expect(page.getByRole('table')).toContainText('Engraving: Trail');
+      // Each amount column's heading sits over its amounts (right edges line up).
+      const edges = await page.getByRole('table').evaluate((t: HTMLTableElement) =>
+        [1, 2, 3].map((i) => {
+          const right = (el: Element) => { const r = document.createRange(); r.selectNodeContents(el); return Math.round(r.getBoundingClientRect().right); };
+          return [right(t.tHead!.rows[0].cells[i]), right(t.tBodies[0].rows[0].cells[i])];
+        }),
+      );
+      for (const [head, cell] of edges) expect(Math.abs(head - cell)).toBeLessThanOrEqual(1);
       await shot(page, info, `handoff-${width}`);
     });
 
