@@ -87,6 +87,19 @@ describe('coalesced inserts', () => {
     expect(count.rows[0].n).toBe(rows.length - 1);
   });
 
+  it('a row whose statement cannot be built fails alone, in a batch or not', async () => {
+    const broken = (p: Probe) =>
+      probes(db, { ...p, n: 2n as unknown as number }, () => {
+        throw new Error(`cannot write ${p.id}`);
+      });
+    await expect(broken(probe('unbuildable-alone'))).rejects.toThrow('cannot write unbuildable-alone');
+    const rows = Array.from({ length: inFlight() + 4 }, (_, i) => probe(`unbuildable-${i}`));
+    const outcomes = await Promise.allSettled([...rows.map((p) => insert(p)), broken(probe('unbuildable-batched'))]);
+    expect(outcomes.map((o) => o.status)).toEqual([...rows.map(() => 'fulfilled'), 'rejected']);
+    const count = await sql<{ n: number }>`select count(*)::int as n from coalesce_probe where id like 'unbuildable-%'`.execute(db);
+    expect(count.rows[0].n).toBe(rows.length);
+  });
+
   it('runs inside a transaction as part of it', async () => {
     await expect(
       db.transaction().execute(async (tx) => {

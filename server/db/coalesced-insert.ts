@@ -70,16 +70,22 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
   const rowJson = (row: Row) => `{${names.map((n, i) => `${keys[i]}:${valueJson(row[n])}`).join(',')}}`;
   const queues = new WeakMap<object, Queue<Row>>();
 
+  /** One row's own statement, settling its caller (never throws). */
+  const alone = (db: DB, w: Waiting<Row>) =>
+    Promise.resolve()
+      .then(() => w.single().execute(db))
+      .then(() => w.resolve(), w.reject);
+
   async function runBatch(db: DB, batch: Waiting<Row>[]): Promise<void> {
+    if (batch.length === 1) return alone(db, batch[0]);
     try {
-      if (batch.length === 1) await batch[0].single().execute(db);
-      else await statement(`[${batch.map((w) => rowJson(w.row)).join(',')}]`).execute(db);
-      for (const w of batch) w.resolve();
-    } catch (e) {
-      if (batch.length === 1) return batch[0].reject(e);
+      await statement(`[${batch.map((w) => rowJson(w.row)).join(',')}]`).execute(db);
+    } catch {
       // Someone's row broke the statement: each row on its own, so only that one fails.
-      await Promise.all(batch.map((w) => w.single().execute(db).then(w.resolve, w.reject)));
+      await Promise.all(batch.map((w) => alone(db, w)));
+      return;
     }
+    for (const w of batch) w.resolve();
   }
 
   function pump(db: DB, q: Queue<Row>, limit: number): void {
