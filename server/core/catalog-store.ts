@@ -80,7 +80,11 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
   } finally {
     await scratch?.close();
   }
-  await Promise.all([catalogWritten(db, shop.id), ...merge.map((index) => cleanPendingList(db, index))]);
+  // The load is committed: a merge that fails is left to autovacuum, not reported as a failed load.
+  const merged = merge.map((index) =>
+    cleanPendingList(db, index).catch((e: Error) => console.error(`[catalog] merging ${index} after the load failed (autovacuum will): ${e.message}`)),
+  );
+  await Promise.all([catalogWritten(db, shop.id), ...merged]);
 }
 
 /** Moves a GIN index's pending entries into its posting trees (works with `fastupdate` off too). */
