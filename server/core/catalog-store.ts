@@ -81,10 +81,13 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
     await scratch?.close();
   }
   // The load is committed: a merge that fails is left to autovacuum, not reported as a failed load.
-  const merged = merge.map((index) =>
-    cleanPendingList(db, index).catch((e: Error) => console.error(`[catalog] merging ${index} after the load failed (autovacuum will): ${e.message}`)),
+  // The in-memory indexes follow afterwards, as when the merge ran inside the transaction.
+  await Promise.all(
+    merge.map((index) =>
+      cleanPendingList(db, index).catch((e: Error) => console.error(`[catalog] merging ${index} after the load failed (autovacuum will): ${e.message}`)),
+    ),
   );
-  await Promise.all([catalogWritten(db, shop.id), ...merged]);
+  await catalogWritten(db, shop.id);
 }
 
 /** Moves a GIN index's pending entries into its posting trees (works with `fastupdate` off too). */
