@@ -41,13 +41,6 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
   // embedded database (the only single writer) in a scratch database; on PostgreSQL over a second
   // connection, so only with a pool that has one.
   const scratch = !bulk ? undefined : isSingleWriter(db) ? new ScratchVectors() : connectionsOf(db) > 1 ? new ScratchVectors(db) : undefined;
-  // On PostgreSQL the pending lists are merged after the commit, all at once on connections of
-  // their own (the largest takes most of the time, the others come free); meanwhile searches see
-  // every product, reading the rest of a list until it is merged, and autovacuum would merge what a
-  // crash left. The embedded database has one connection and no autovacuum: there the merge stays
-  // inside the load's transaction.
-  const mergeAfterCommit = !isSingleWriter(db) && connectionsOf(db) > 1;
-  let merge: string[] = [];
   try {
     await db.transaction().execute(async (tx) => {
       const may = bulk ? await bulkPrivileges(tx) : undefined;
@@ -71,8 +64,7 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
       await writeBatches(tx, shop, products, scratch, onProgress);
       if (bulk) onProgress?.(products.length, products.length, 'finishing');
       if (may?.alterIndexes) {
-        if (mergeAfterCommit) merge = MERGED_AFTER_BULK;
-        else for (const index of MERGED_AFTER_BULK) await cleanPendingList(tx, index);
+        for (const index of MERGED_AFTER_BULK) await sql`select gin_clean_pending_list(${index}::regclass)`.execute(tx);
         for (const index of SEARCH_INDEXES) await sql`alter index ${sql.id(index)} set (fastupdate = off)`.execute(tx);
       }
       await recordCatalogChange(tx, shop.id, products.map((p) => p.id));
@@ -80,18 +72,8 @@ export async function upsertProducts(db: DB, shop: Pick<Shop, 'id' | 'settings'>
   } finally {
     await scratch?.close();
   }
-  // The load is committed: a merge that fails is left to autovacuum, not reported as a failed load.
-  // The in-memory indexes follow afterwards, as when the merge ran inside the transaction.
-  await Promise.all(
-    merge.map((index) =>
-      cleanPendingList(db, index).catch((e: Error) => console.error(`[catalog] merging ${index} after the load failed (autovacuum will): ${e.message}`)),
-    ),
-  );
   await catalogWritten(db, shop.id);
 }
-
-/** Moves a GIN index's pending entries into its posting trees (works with `fastupdate` off too). */
-const cleanPendingList = (db: DB, index: string) => sql`select gin_clean_pending_list(${index}::regclass)`.execute(db);
 
 /**
  * What this connection's role may do for a bulk load: turn off triggers (foreign-key checks) for
