@@ -39,7 +39,6 @@ function entries(db: DB, shopId: string): ShopEntries | undefined {
   return e;
 }
 
-
 function storer(e: ShopEntries | undefined) {
   const generation = e?.generation;
   return (loaded: Iterable<StoredProduct>) => {

@@ -3,8 +3,8 @@
  *
  * A cart create writes one row. On the embedded database every statement runs on one thread, and
  * most of a one-row INSERT's cost there is the statement and its commit, not the row (a cart row
- * alone: ~140-280 µs of that thread; in a batch of 8-16: ~70-85 µs each, docs/benchmarks.md). So while the database is busy
- * with earlier inserts, new rows wait in a queue and go out together, as one
+ * alone: ~140-280 µs of that thread; in a batch of 8-16: ~70-85 µs each, docs/benchmarks.md). So
+ * while the database is busy with earlier inserts, new rows wait in a queue and go out together, as one
  * `insert … select … from jsonb_to_recordset($1)`: one statement, one commit, one WAL flush for all
  * of them. With nothing in flight a row goes at once, alone: an idle server adds no latency.
  *
@@ -49,7 +49,7 @@ interface Queue<Row> {
  */
 const EMBEDDED_IN_FLIGHT = 1;
 
-function valueJson(v: ColumnValue): string {
+function columnJson(v: ColumnValue): string {
   if (v !== null && typeof v === 'object' && !(v instanceof Date)) return v.json;
   return JSON.stringify(v);
 }
@@ -67,7 +67,7 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
       select ${sql.join(names.map((n) => sql`r.${sql.id(n)}`))}
       from jsonb_to_recordset(${json}::jsonb) as r(${sql.raw(spec.columns.map(([n, type]) => `"${n}" ${type}`).join(', '))})`;
   const keys = names.map((n) => JSON.stringify(n));
-  const rowJson = (row: Row) => `{${names.map((n, i) => `${keys[i]}:${valueJson(row[n])}`).join(',')}}`;
+  const rowJson = (row: Row) => `{${names.map((n, i) => `${keys[i]}:${columnJson(row[n])}`).join(',')}}`;
   const queues = new WeakMap<object, Queue<Row>>();
 
   /** One row's own statement, settling its caller (never throws). */
