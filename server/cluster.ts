@@ -11,7 +11,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { loadConfig } from './config.ts';
+import { loadConfig, logJson } from './config.ts';
+import { configureLog, log } from './lib/log.ts';
 import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
@@ -24,14 +25,16 @@ interface Ready {
 
 async function primary(): Promise<void> {
   const config = loadConfig();
+  configureLog({ json: logJson(config) });
   useKeyEncryptionSecret(config.keyEncryptionSecret);
   const workers = config.workers ?? (config.databaseUrl ? availableParallelism() : 1);
   if (!Number.isInteger(workers) || workers < 1) {
-    console.error(`WORKERS must be a positive integer (got '${workers}').`);
+    log.error('cluster', `WORKERS must be a positive integer (got '${workers}').`);
     process.exit(2);
   }
   if (workers > 1 && !config.databaseUrl) {
-    console.error(
+    log.error(
+      'cluster',
       `WORKERS=${workers} needs DATABASE_URL: the embedded database (${config.dataDir}) can be opened by one process only. ` +
         'Set DATABASE_URL=postgres://... to run several processes, or use WORKERS=1 / npm start.',
     );
@@ -58,7 +61,8 @@ async function primary(): Promise<void> {
       ready.add(w.id);
       if (!announced && ready.size === workers) {
         announced = true;
-        console.log(
+        log.info(
+          'cluster',
           `UCP storefront cluster listening on http://${config.host}:${m.port} (${workers} worker${workers > 1 ? 's' : ''}, ` +
             `${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`,
         );
@@ -73,7 +77,7 @@ async function primary(): Promise<void> {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
       return;
     }
-    console.error(`[cluster] worker ${w.process.pid} exited (${signal ?? code}); starting a new one`);
+    log.error('cluster', 'worker exited; starting a new one', { pid: w.process.pid, exit: signal ?? code });
     const now = Date.now();
     restarts.push(now);
     while (restarts.length && restarts[0] < now - 60_000) restarts.shift();

@@ -96,6 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** Log lines as JSON (server/lib/log.ts): with the access log on (one format per stream) and in production. */
+export function logJson(config: Pick<Config, 'accessLog' | 'mode'>): boolean {
+  return !!config.accessLog || config.mode === 'production';
+}
+
 /** A configuration the server must not start with. main.ts prints the message without a stack. */
 export class ConfigError extends Error {}
 

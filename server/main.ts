@@ -6,14 +6,15 @@
 import { pathToFileURL } from 'node:url';
 import { startServer } from './server.ts';
 import { ConfigError, type Config } from './config.ts';
+import { log as serverLog } from './lib/log.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
 import { demoAgentProfileUrl } from './core/ucp-profile.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
-export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = console.log) {
+export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = (line) => serverLog.plain(line)) {
   const running = await startServer(overrides).catch((e: unknown) => {
     if (!(e instanceof ConfigError)) throw e;
-    console.error(`Not starting: ${e.message}`);
+    serverLog.error('server', 'not starting', { err: e.message });
     process.exit(2);
   });
   const { port, config } = running;

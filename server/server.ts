@@ -4,7 +4,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkConfig, loadConfig, type Config } from './config.ts';
+import { checkConfig, loadConfig, logJson, type Config } from './config.ts';
+import { configureLog, log } from './lib/log.ts';
 import { openDatabase, type DB } from './db/index.ts';
 import { createRequestListener } from './app.ts';
 import { prepareDatabase } from './seed/prepare.ts';
@@ -42,6 +43,7 @@ function webhookTiming(config: Config) {
 export async function startServer(overrides: Partial<Config> = {}, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
   checkConfig(config);
+  configureLog({ json: logJson(config) });
   useKeyEncryptionSecret(config.keyEncryptionSecret);
   const db = await openDatabase(config);
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
@@ -64,9 +66,9 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   let closing = false;
   warmCatalogIndexes(db)
     .then((built) => {
-      for (const b of built) if (b.products >= 10_000) console.log(`[search-index] ${b.shopId}: ${b.products} products indexed in ${(b.ms / 1000).toFixed(1)} s (${(b.bytes / 1e6).toFixed(1)} MB)`);
+      for (const b of built) if (b.products >= 10_000) log.info('search-index', `${b.shopId}: ${b.products} products indexed in ${(b.ms / 1000).toFixed(1)} s (${(b.bytes / 1e6).toFixed(1)} MB)`);
     })
-    .catch((err) => closing || console.error('[search-index] building the indexes failed', err));
+    .catch((err) => closing || log.error('search-index', 'building the indexes failed', { err }));
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
   checkKeyEncryptionSecret(config.mode);
   const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });

@@ -24,6 +24,7 @@ import { wordsFor } from './cart-words.ts';
 import { priceCart, taxRateBps } from './pricing.ts';
 import { purgeIdempotencyKeys } from './idempotency.ts';
 import { coalescedInsert, type ColumnValue } from '../db/coalesced-insert.ts';
+import { log } from '../lib/log.ts';
 
 type Exec = Kysely<Database>;
 
@@ -377,7 +378,7 @@ export function startCartPurge(db: Exec, intervalMs = 10 * 60 * 1000): () => voi
     if (running) return;
     running = true;
     Promise.all([purgeExpiredCarts(db), purgeIdempotencyKeys(db)])
-      .catch((e) => console.error('[carts] purge failed', e))
+      .catch((e) => log.error('carts', 'purge failed', { err: e }))
       .finally(() => (running = false));
   }, intervalMs);
   timer.unref();

@@ -23,6 +23,7 @@ import { databaseIdentity, isSingleWriter } from '../db/index.ts';
 import { catalogChanged } from './product-cache.ts';
 import { SearchIndex, type IndexRow } from './search-index.ts';
 import { parseTsQuery, type TsQuery } from './tsquery.ts';
+import { log } from '../lib/log.ts';
 
 export const indexTuning = {
   /** Off: every search asks the database (the equivalence test compares both). */
@@ -132,7 +133,7 @@ function buildInBackground(db: DB, shopId: string, e: Entry): void {
   e.building = true;
   serialize(e, () => rebuild(db, shopId, e)).catch((err) => {
     e.failedAt = Date.now();
-    console.error('[search-index] build failed', shopId, (err as Error).message);
+    log.error('search-index', 'build failed', { shop: shopId, err });
   });
 }
 
@@ -223,7 +224,7 @@ export async function catalogWritten(db: DB, shopId: string): Promise<void> {
   if (!e.index && !e.building) return;
   await serialize(e, () => refresh(db, shopId, e)).catch((err) => {
     e.dirty = true;
-    console.error('[search-index] refresh failed', shopId, (err as Error).message);
+    log.error('search-index', 'refresh failed', { shop: shopId, err });
   });
 }
 
@@ -250,7 +251,7 @@ export async function parseQuery(db: DB, config: string, query: string): Promise
     tree = parseTsQuery(row.rows[0].q);
   } catch (err) {
     // A form this reader does not know: SQL answers it (never a failed search), and we hear of it.
-    console.error('[search-index]', (err as Error).message);
+    log.error('search-index', 'query form not understood; SQL answers it', { err });
     tree = 'positional';
   }
   if (query.length > MAX_PARSED_LENGTH) return tree;

@@ -4,7 +4,7 @@
  * Each edge maps a kind to its own answer once, in one table: UCP REST in http/errors.ts, MCP in
  * mcp/errors.ts, the merchant API in merchant/errors.ts. The core never knows about HTTP.
  */
-
+import { log } from '../lib/log.ts';
 
 /**
  * What sort of failure, named the way a caller acts on it (docs/errors.md):
@@ -99,7 +99,7 @@ export class BusinessError extends DomainError {
  * failure), once, at the edge that answers it; refusals of the caller's request are not logged.
  */
 export function logCause(edge: string, err: DomainError): void {
-  if (err.cause !== undefined && (err.kind === 'unavailable' || err.kind === 'internal')) console.error(`[${edge}]`, err.code, err.cause);
+  if (err.cause !== undefined && (err.kind === 'unavailable' || err.kind === 'internal')) log.error(edge, err.code, { err: err.cause });
 }
 
 /**
@@ -110,7 +110,7 @@ export function logCause(edge: string, err: DomainError): void {
 export function toDomainError(err: unknown, edge: string): DomainError {
   if (err instanceof DomainError) return err;
   if (isUnavailable(err)) return new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content);
-  console.error(`[${edge}] unhandled error`, err);
+  log.error(edge, 'unhandled error', { err });
   return new DomainError('internal', INTERNAL.code, INTERNAL.content);
 }
 

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { openDatabase, type DB } from '../db/index.ts';
 import type { Localized, StoredProduct } from '../formats/catalog-format.ts';
+import { log } from '../lib/log.ts';
 
 /** A product's search text, one record of `jsonb_to_recordset(… ) as v(VECTOR_TEXT_COLUMNS)`. */
 export interface VectorText {
@@ -95,7 +96,7 @@ export class ScratchVectors {
       ? Promise.resolve()
       : openDatabase({ dataDir: 'memory://' }).then(
           (db) => void (this.db = db),
-          (e: unknown) => console.error('[catalog] vectors will be computed by the shop database:', e instanceof Error ? e.message : e),
+          (e: unknown) => log.error('catalog', 'vectors will be computed by the shop database', { err: e }),
         );
   }
 
@@ -111,7 +112,7 @@ export class ScratchVectors {
       ScratchVectors.batches++;
       return new Map(r.rows.map(({ id, ...vectors }) => [id, vectors]));
     } catch (e) {
-      if (!this.failed) console.error('[catalog] vectors computed ahead failed; the load computes its own:', e instanceof Error ? e.message : e);
+      if (!this.failed) log.error('catalog', 'vectors computed ahead failed; the load computes its own', { err: e });
       this.failed = true;
       return undefined;
     }

@@ -15,6 +15,7 @@
 import { createCipheriv, createDecipheriv, createHash, createPrivateKey, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
+import { log } from '../lib/log.ts';
 
 export interface PublicSigningJwk {
   kid: string;
@@ -43,9 +44,9 @@ function secret(): string {
 }
 
 /** Startup check: warns once when production runs on the development secret. */
-export function checkKeyEncryptionSecret(mode: 'development' | 'production', log: (m: string) => void = console.warn): void {
+export function checkKeyEncryptionSecret(mode: 'development' | 'production', warn: (m: string) => void = (m) => log.warn('signing-keys', m)): void {
   if (mode === 'production' && !configuredSecret) {
-    log('[signing-keys] WARNING: KEY_ENCRYPTION_SECRET is not set; webhook signing keys are encrypted with the public development secret. Set it (e.g. `openssl rand -base64 32`) and rotate keys.');
+    warn('KEY_ENCRYPTION_SECRET is not set; webhook signing keys are encrypted with the public development secret. Set it (e.g. `openssl rand -base64 32`) and rotate keys.');
   }
 }
 

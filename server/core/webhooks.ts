@@ -9,6 +9,7 @@
  * PostgreSQL; PGlite (one connection) runs the same SQL.
  */
 import { publicFetch } from '../lib/public-fetch.ts';
+import { log } from '../lib/log.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
@@ -294,7 +295,7 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
     current = (async () => {
       const claimed = await claimDue(db, o.batchSize, o.leaseMs);
       const shops = new Map<string, Shop | null>();
-      await Promise.all(claimed.map((d) => attempt(d, shops).catch((e) => console.error('[webhooks] delivery bookkeeping failed', e))));
+      await Promise.all(claimed.map((d) => attempt(d, shops).catch((e) => log.error('webhooks', 'delivery bookkeeping failed', { err: e }))));
       return claimed.length;
     })().finally(() => (current = null));
     return current;
@@ -302,7 +303,7 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
 
   const timer = setInterval(() => {
     if (stopping.signal.aborted) return;
-    runOnce().catch((e) => console.error('[webhooks] worker pass failed', (e as Error).message));
+    runOnce().catch((e) => log.error('webhooks', 'worker pass failed', { err: e }));
   }, o.intervalMs);
   timer.unref();
 

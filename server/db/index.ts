@@ -8,6 +8,7 @@ import type { Database } from './schema.ts';
 import { EmbeddedDatabase, PGliteDialect } from './pglite-dialect.ts';
 import { migrations } from './migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { log } from '../lib/log.ts';
 
 export type DB = Kysely<Database>;
 
@@ -71,11 +72,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     });
     // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
     // unhandled, that would kill the process. The pool discards the client and reconnects on demand.
-    pool.on('error', (e) => console.error('[db] idle connection lost:', e.message));
+    pool.on('error', (e) => log.error('db', 'idle connection lost', { err: e }));
     // A checked-out connection (e.g. inside a transaction, between two queries) that the server
     // drops emits 'error' on the client itself: without a listener the process would crash. Its
     // next query fails instead (503), and the pool discards the broken client on release.
-    pool.on('connect', (client) => client.on('error', (e) => console.error('[db] connection lost:', e.message)));
+    pool.on('connect', (client) => client.on('error', (e) => log.error('db', 'connection lost', { err: e })));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     poolSizes.set(db.getExecutor().adapter, pool.options.max);
     return db;

@@ -28,6 +28,7 @@ import type { RateLimitOptions, RateLimiter } from '../http/rate-limit.ts';
 import { GRAPHQL_LIMITS, depthLimitRule } from './limits.ts';
 import { schema as defaultSchema } from './schema.ts';
 import { inputProblem } from '../../src/wire/input.ts';
+import { log } from '../lib/log.ts';
 
 /** Default GraphQL budget per client: bursts of 60 requests, refilled at 10 per second (600/min sustained). */
 export const GRAPHQL_RATE_LIMIT = { capacity: 60, refillPerSecond: 10 } as const;
@@ -64,7 +65,7 @@ export interface GraphQLRoutesOptions {
   rateLimit?: RateLimiter | false;
   /** Schema to serve (tests inject failing resolvers). Default: the shared schema. */
   schema?: GraphQLSchema;
-  /** Where internal faults are reported. Default `console.error`. */
+  /** Where internal faults are reported. Default: the server log. */
   onInternalError?: (err: unknown) => void;
 }
 
@@ -92,7 +93,7 @@ function byteLength(s: string): number {
 
 export function graphqlRoutes(opts: GraphQLRoutesOptions = {}): Hono {
   const schema = opts.schema ?? defaultSchema;
-  const report = opts.onInternalError ?? ((err: unknown) => console.error('graphql: internal error', err));
+  const report = opts.onInternalError ?? ((err: unknown) => log.error('graphql', 'internal error', { err }));
   const limiter = opts.rateLimit === undefined ? graphqlRateLimit() : opts.rateLimit;
 
   const rules = [...specifiedRules, depthLimitRule(GRAPHQL_LIMITS.maxDepth, GRAPHQL_LIMITS.maxIntrospectionDepth)];

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { isSingleWriter, type DB } from '../db/index.ts';
 import { MemoryBucketStore, type BucketPolicy, type BucketStore, type TakeResult } from './rate-limit.ts';
+import { log } from '../lib/log.ts';
 
 export class DatabaseBucketStore implements BucketStore {
   private takes = 0;
@@ -16,7 +17,7 @@ export class DatabaseBucketStore implements BucketStore {
 
   async take(key: string, policy: BucketPolicy, now: number, cost: number): Promise<TakeResult> {
     // Buckets idle for a day go now and then (every 1,000 takes of this process), in the background.
-    if (++this.takes % 1000 === 0) void purgeRateBuckets(this.db, now).catch((e: Error) => console.error('[rate-limit] purge failed:', e.message));
+    if (++this.takes % 1000 === 0) void purgeRateBuckets(this.db, now).catch((e: Error) => log.error('rate-limit', 'purge failed', { err: e }));
     const { capacity, refillPerSecond } = policy;
     const perMs = refillPerSecond / 1000;
     // Tokens after refilling from the stored state (a clock stepping back never drains a bucket).

@@ -31,6 +31,7 @@ import { authenticateBearer, issuerOf } from './bearer.ts';
 
 export { issuerOf };
 import { csrfOk, ensureSession, getSession, loginSession, type Session } from './session.ts';
+import { log } from '../lib/log.ts';
 
 const REQUEST_LIFETIME_MS = 30 * 60 * 1000;
 
@@ -448,7 +449,7 @@ function tokenRoutes(r: Hono<AppEnv>): void {
     }
     if (body.error === 'invalid_client' || body.error === 'invalid_grant') await failures.fail(c.get('db'), budgets);
     if (status === 503) c.header('Retry-After', '2'); // the library's server_error (database unreachable)
-    if (status >= 500) console.error('[oauth] token endpoint failure', body);
+    if (status >= 500) log.error('oauth', 'token endpoint failure', { body });
     return c.json(body, status);
   });
 

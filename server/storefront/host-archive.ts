@@ -14,6 +14,7 @@
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import { hostAsset, hostBundle, type HostAsset, type HostBundle } from './host-bundle.ts';
+import { log } from '../lib/log.ts';
 
 export const RETENTION_DAYS = 30;
 
@@ -51,7 +52,7 @@ export function ensurePublished(db: DB, b: HostBundle | null = hostBundle()): Pr
   if (!b || last?.bundle === b) return last?.done ?? Promise.resolve();
   const done = publishBundle(db, b).catch((e: Error) => {
     if (published.get(db)?.bundle === b) published.delete(db);
-    console.error('[host.js] could not archive the current build:', e.message);
+    log.error('host.js', 'could not archive the current build', { err: e });
   });
   published.set(db, { bundle: b, done });
   return done;
