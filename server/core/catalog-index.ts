@@ -58,7 +58,10 @@ const entries = new WeakMap<object, Map<string, Entry>>();
 function entryOf(db: DB, shopId: string): Entry {
   const key = databaseIdentity(db);
   let shops = entries.get(key);
-  if (!shops) entries.set(key, (shops = new Map()));
+  if (!shops) {
+    entries.set(key, (shops = new Map()));
+    liveShopMaps.add(new WeakRef(shops));
+  }
   let e = shops.get(shopId);
   if (!e) shops.set(shopId, (e = { chain: Promise.resolve(), building: false, failedAt: 0, checkedAt: 0, dirty: false }));
   return e;
@@ -258,4 +261,33 @@ export async function parseQuery(db: DB, config: string, query: string): Promise
   if (memo.size >= MAX_PARSED) memo.clear();
   memo.set(k, tree);
   return tree;
+}
+
+/** Every database's shop map, weakly: searchIndexStats() reads them without keeping a closed database's indexes alive. */
+const liveShopMaps = new Set<WeakRef<Map<string, Entry>>>();
+/** An index's size estimate, by index, recomputed when its version moves (stats() walks every posting list). */
+const sizes = new WeakMap<SearchIndex, { version: number; bytes: number }>();
+
+/**
+ * This process's in-memory indexes, for /metrics: their estimated bytes, how many shops have one,
+ * and how many were evicted (none: this version keeps every index; the budgeted one evicts).
+ */
+export function searchIndexStats(): { bytes: number; shops: number; evictions: number } {
+  let bytes = 0;
+  let shops = 0;
+  for (const ref of liveShopMaps) {
+    const map = ref.deref();
+    if (!map) {
+      liveShopMaps.delete(ref);
+      continue;
+    }
+    for (const e of map.values()) {
+      if (!e.index) continue;
+      let s = sizes.get(e.index);
+      if (!s || s.version !== e.index.version) sizes.set(e.index, (s = { version: e.index.version, bytes: e.index.stats().bytes }));
+      bytes += s.bytes;
+      shops++;
+    }
+  }
+  return { bytes, shops, evictions: 0 };
 }
