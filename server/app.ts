@@ -22,6 +22,7 @@ import { graphqlRateLimit, graphqlRoutes } from './graphql/routes.ts';
 import { bucketStoreFor } from './http/db-bucket-store.ts';
 import { clientAddress } from './http/rate-limit.ts';
 import { healthProbes, logWhenDone } from './http/ops.ts';
+import { incomingOf, nameRoute, observeRequest } from './http/metrics.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { sandboxFault } from './http/sandbox-fault.ts';
 import { faviconHandler } from './storefront/favicon.ts';
@@ -57,8 +58,10 @@ export function createRequestListener(deps: AppDeps) {
   const probes = healthProbes(deps.db, () => stopping);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (deps.config.accessLog) logWhenDone(req, res);
+    observeRequest(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') closeWhenBodyUnread(req, res);
-    if (probes(req, res) || discovery(req, res)) return;
+    if (probes(req, res)) return;
+    if (discovery(req, res)) return nameRoute(req, DISCOVERY_PATH); // labelled as the Hono route is
     const p = Promise.resolve(hono(req, res)).catch(() => {});
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
@@ -109,6 +112,8 @@ export function createApp({ db, config }: AppDeps) {
     const cached = cachedShop(hostname);
     c.set('shop', cached !== undefined ? cached : await findShopByDomain(db, hostname));
     await next();
+    // The operation label of ucp_requests_total: the template that answered, never the raw path.
+    nameRoute(incomingOf(c), c.req.routePath);
   });
 
   // Protocol first, CORS second: a shop with the protocol off answers even a preflight with 404.

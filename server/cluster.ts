@@ -17,6 +17,7 @@ import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { demoShops, startServer } from './server.ts';
+import { serveClusterMetrics } from './http/metrics-cluster.ts';
 
 interface Ready {
   type: 'ready';
@@ -85,6 +86,8 @@ async function primary(): Promise<void> {
     setTimeout(fork, restarts.length > 5 ? 5_000 : 100);
   });
 
+  // A scrape of any worker's /metrics is answered with every worker's (http/metrics-cluster.ts).
+  serveClusterMetrics();
   for (let i = 0; i < workers; i++) fork();
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

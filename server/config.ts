@@ -40,6 +40,11 @@ export interface Config {
    * the test harness (test/support/server.ts), whose suites are one client on purpose.
    */
   transportRateLimits: boolean;
+  /**
+   * METRICS_TOKEN: the bearer token GET /metrics requires (server/http/metrics.ts). Unset: /metrics
+   * is open in development and absent (404) in production.
+   */
+  metricsToken?: string;
   /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
   accessLog?: boolean;
   /**
@@ -87,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowInsecureProfileUrls: env.NODE_ENV !== 'production' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== '0' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== 'false',
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
     transportRateLimits: env.UCP_RATE_LIMITS !== 'off' && env.UCP_RATE_LIMITS !== '0',
+    metricsToken: env.METRICS_TOKEN?.trim() || undefined,
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
     seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),

@@ -1,6 +1,6 @@
 /**
  * Everything served on the platform's own address (requests whose Host names no shop): the account
- * service, the admin pages and the merchant API. Mounted as one middleware in server/app.ts: it
+ * service, the admin pages, the merchant API and the Prometheus metrics (GET /metrics). Mounted as one middleware in server/app.ts: it
  * answers when one of its routes matches and otherwise passes the request on (static files, the 404
  * handler).
  */
@@ -17,6 +17,8 @@ import { devRoutes } from './dev/routes.ts';
 import { platformHome } from './oauth/home.ts';
 import { DomainError, ERROR_CODES } from './core/errors.ts';
 import { envelope } from './merchant/errors.ts';
+import { incomingOf, metricsHandler, nameRoute } from './http/metrics.ts';
+import type { IncomingMessage } from 'node:http';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -26,10 +28,11 @@ export const MERCHANT_MAX_BYTES = 1024 * 1024;
 const VARS: Array<keyof AppVariables> = ['db', 'config', 'origin', 'hostname', 'client', 'shop'];
 
 export function platformRoutes(): MiddlewareHandler<AppEnv> {
-  const inner = new Hono<AppEnv & { Bindings: { parent: Map<string, unknown> } }>();
+  const inner = new Hono<AppEnv & { Bindings: { parent: Map<string, unknown>; incoming?: IncomingMessage } }>();
   inner.use('*', async (c, next) => {
     for (const k of VARS) c.set(k, c.env.parent.get(k) as never);
     await next();
+    nameRoute(c.env.incoming, c.req.routePath); // this app's template: the outer app sees only its mount
   });
   // Every HTML page of the platform leaves with nosniff and a policy, error pages included.
   inner.use('*', htmlSecurityHeaders());
@@ -40,6 +43,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.use('/admin/*', pageLimit);
   inner.use('/merchants/*', bodyLimit({ maxSize: MERCHANT_MAX_BYTES, onError: (c) => envelope(c, new DomainError('too_large', ERROR_CODES.requestTooLarge, `The body exceeds ${MERCHANT_MAX_BYTES} bytes.`)) }));
   inner.get('/', platformHome);
+  inner.get('/metrics', metricsHandler);
   inner.route('/', oauthRoutes());
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
@@ -60,7 +64,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.get('shop') !== null) return next();
     const parent = new Map<string, unknown>(VARS.map((k) => [k, c.get(k)]));
-    const res = await inner.fetch(c.req.raw, { parent });
+    const res = await inner.fetch(c.req.raw, { parent, incoming: incomingOf(c) });
     if (res.headers.get(MISS)) return next();
     return res;
   };

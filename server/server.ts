@@ -8,6 +8,7 @@ import { checkConfig, loadConfig, logJson, type Config } from './config.ts';
 import { configureLog, log } from './lib/log.ts';
 import { openDatabase, type DB } from './db/index.ts';
 import { createRequestListener } from './app.ts';
+import { watchDatabase } from './http/metrics.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
@@ -51,6 +52,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   // This build's host.js files join the archive that keeps earlier builds' files answering.
   await ensurePublished(db);
   const { listener, drain } = createRequestListener({ db, config });
+  const unwatch = watchDatabase(db); // /metrics reads its pool, search indexes and webhook queue
   const server: Server = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject); // e.g. EADDRINUSE: startup fails instead of hanging
@@ -88,6 +90,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
       await drain(10_000);
       server.closeAllConnections();
       await closed;
+      unwatch();
       await db.destroy();
     },
   };

@@ -10,6 +10,7 @@
  */
 import { publicFetch } from '../lib/public-fetch.ts';
 import { log } from '../lib/log.ts';
+import { webhookAttempts } from '../lib/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
@@ -111,6 +112,12 @@ export async function listDeliveries(db: DB, shopId: string, o: { limit: number;
   return { deliveries: page.map(toLogEntry), next: rows.length > o.limit ? Number(page[page.length - 1].position) : null };
 }
 
+/** Deliveries waiting for an attempt, every shop's (the partial index webhook_deliveries_due covers them). */
+export async function pendingDeliveries(db: DB): Promise<number> {
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export type RedeliverResult = { delivery: DeliveryLogEntry } | { refused: 'not_found' | 'already_pending' | 'endpoint_unavailable' };
 
 /**
@@ -137,6 +144,8 @@ export async function redeliver(db: DB, shopId: string, id: string): Promise<Red
 }
 
 /* ------------------------------------------------------------------ worker */
+
+const attempted = { delivered: webhookAttempts.labels('delivered'), retry: webhookAttempts.labels('retry'), failed: webhookAttempts.labels('failed') };
 
 export interface WebhookWorkerOptions {
   mode?: Mode;
@@ -241,6 +250,7 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
     }
     const finish = async (ok: boolean, status: number | null, error: string | null, kid: string | null) => {
       const failed = !ok && d.attempts >= o.maxAttempts;
+      attempted[ok ? 'delivered' : failed ? 'failed' : 'retry'].inc();
       await db
         .updateTable('webhook_deliveries')
         .set({

@@ -15,6 +15,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { connectionsOf, databaseIdentity, isSingleWriter, type DB } from './index.ts';
+import { groupInsertRows } from '../lib/metrics.ts';
 
 /** A column's value as it goes into the batch's JSON: text, numbers, null, or JSON text spliced as is. */
 export type ColumnValue = string | number | boolean | null | Date | { json: string };
@@ -69,6 +70,7 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
   const keys = names.map((n) => JSON.stringify(n));
   const rowJson = (row: Row) => `{${names.map((n, i) => `${keys[i]}:${columnJson(row[n])}`).join(',')}}`;
   const queues = new WeakMap<object, Queue<Row>>();
+  const batchSizes = groupInsertRows.labels(spec.table);
 
   /** One row's own statement, settling its caller (never throws). */
   const alone = (db: DB, w: Waiting<Row>) =>
@@ -77,6 +79,7 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
       .then(() => w.resolve(), w.reject);
 
   async function runBatch(db: DB, batch: Waiting<Row>[]): Promise<void> {
+    batchSizes.observe(batch.length);
     if (batch.length === 1) return alone(db, batch[0]);
     try {
       await statement(`[${batch.map((w) => rowJson(w.row)).join(',')}]`).execute(db);

@@ -29,6 +29,26 @@ export function databaseIdentity(db: DB): object {
   return db.getExecutor().adapter;
 }
 
+/** What /metrics reads of a database's load: connections (or embedded statements) busy and waiting. */
+export interface DatabaseLoad {
+  /** PostgreSQL: connections checked out; embedded: statements posted to its thread and not yet answered. */
+  inUse: number;
+  /** PostgreSQL: requests waiting for a connection; embedded: queries and transactions waiting for the one connection. */
+  waiting: number;
+}
+
+const loads = new WeakMap<object, { load(): DatabaseLoad; commitSizes?(): Promise<Array<[number, number]>> }>();
+
+/** The database's load now (server/http/metrics.ts). */
+export function databaseLoad(db: DB): DatabaseLoad {
+  return loads.get(databaseIdentity(db))?.load() ?? { inUse: 0, waiting: 0 };
+}
+
+/** Embedded, durable: how many group-commit flushes acknowledged n commits, as [n, flushes] since it opened. */
+export function groupCommitSizes(db: DB): Promise<Array<[number, number]>> {
+  return loads.get(databaseIdentity(db))?.commitSizes?.() ?? Promise.resolve([]);
+}
+
 /** Connections a PostgreSQL server's pool may open, by adapter (the embedded database has one). */
 const poolSizes = new WeakMap<object, number>();
 
@@ -79,6 +99,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     pool.on('connect', (client) => client.on('error', (e) => log.error('db', 'connection lost', { err: e })));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     poolSizes.set(db.getExecutor().adapter, pool.options.max);
+    loads.set(db.getExecutor().adapter, { load: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }) });
     return db;
   }
   let release = () => {};
@@ -98,6 +119,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   // destroy() always stops the worker and frees the directory, even when nothing was queried.
   await sql`select 1`.execute(db);
   singleWriter.add(db.getExecutor().adapter);
+  loads.set(db.getExecutor().adapter, { load: () => embedded.load(), commitSizes: () => embedded.commitSizes() });
   return db;
 }
 

@@ -49,6 +49,8 @@ export class EmbeddedDatabase {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private stopped: Error | undefined;
+  /** The one connection's lock, shared by every Kysely connection handle (PGliteDriver). */
+  readonly lock = new Lock();
 
   private constructor(
     private readonly worker: Worker,
@@ -106,6 +108,17 @@ export class EmbeddedDatabase {
     return { rows: (r.rows ?? []) as R[], affectedRows: r.affectedRows };
   }
 
+  /** Statements posted to the worker and not answered yet, and callers waiting for the lock (/metrics). */
+  load(): { inUse: number; waiting: number } {
+    return { inUse: this.pending.size, waiting: this.lock.waiting };
+  }
+
+  /** Group-commit flushes by the number of commits each acknowledged, as [commits, flushes] (empty in memory). */
+  async commitSizes(): Promise<Array<[number, number]>> {
+    const r = await this.send({ stats: true });
+    return ((r.rows?.[0] ?? {}) as { commit_sizes?: Array<[number, number]> }).commit_sizes ?? [];
+  }
+
   /** Counts of WAL writes and group-commit flushes since the database opened (0 in memory). */
   async durabilityStats(): Promise<{ walWrites: number; walFlushes: number }> {
     const r = await this.send({ stats: true });
@@ -123,10 +136,16 @@ export class EmbeddedDatabase {
 
 class Lock {
   private tail: Promise<void> = Promise.resolve();
+  /** Acquisitions not yet granted. */
+  waiting = 0;
   acquire(): Promise<() => void> {
     let release!: () => void;
     const next = new Promise<void>((resolve) => (release = resolve));
-    const ready = this.tail.then(() => release);
+    this.waiting++;
+    const ready = this.tail.then(() => {
+      this.waiting--;
+      return release;
+    });
     this.tail = this.tail.then(() => next);
     return ready;
   }
@@ -181,9 +200,11 @@ class PGliteConnection implements DatabaseConnection {
 }
 
 class PGliteDriver implements Driver {
-  private readonly lock = new Lock();
+  private readonly lock: Lock;
 
-  constructor(private readonly db: EmbeddedDatabase) {}
+  constructor(private readonly db: EmbeddedDatabase) {
+    this.lock = db.lock;
+  }
 
   async init(): Promise<void> {}
 

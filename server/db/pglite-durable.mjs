@@ -90,6 +90,8 @@ export class WalFlusher {
   writes = 0;
   /** Completed flushes (group commits), for tests and benchmarks. */
   flushes = 0;
+  /** Completed flushes by the number of commits each acknowledged (/metrics: ucp_db_group_commit_size). @type {Map<number, number>} */
+  sizes = new Map();
 
   /** @param {{ sync(paths: string[]): Promise<void>, close(): void }} disk */
   constructor(disk = fileSyncer()) {
@@ -127,6 +129,7 @@ export class WalFlusher {
         try {
           await this.#disk.sync(paths);
           this.flushes += 1;
+          this.sizes.set(batch.length, (this.sizes.get(batch.length) ?? 0) + 1);
         } catch (e) {
           failure = this.#broken = e instanceof Error ? e : new Error(String(e));
         }

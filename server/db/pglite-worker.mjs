@@ -11,7 +11,7 @@
  * Protocol (server/db/pglite-dialect.ts is the other end, with the message types): the parent posts
  * `{ id, sql, params }`, the worker answers `{ id, rows, affectedRows }` or `{ id, error }`;
  * `{ id, close: true }` closes the database; `{ id, stats: true }` answers one row with the counts of
- * WAL writes and group-commit flushes (tests and benchmarks). Messages run one at a time, in the order they arrive:
+ * WAL writes and group-commit flushes (tests and benchmarks) and the flushes by commits acknowledged (/metrics). Messages run one at a time, in the order they arrive:
  * the parent may post several statements without waiting (see the dialect's lock).
  * The first message, id 0, says the database is open (or why it could not be).
  */
@@ -145,7 +145,7 @@ try {
       return;
     }
     if (m.stats) {
-      port.postMessage({ id: m.id, rows: [{ wal_writes: flusher?.writes ?? 0, wal_flushes: flusher?.flushes ?? 0 }], affectedRows: 0 });
+      port.postMessage({ id: m.id, rows: [{ wal_writes: flusher?.writes ?? 0, wal_flushes: flusher?.flushes ?? 0, commit_sizes: [...(flusher?.sizes ?? [])] }], affectedRows: 0 });
       return;
     }
     const walBefore = flusher?.writes ?? 0;

@@ -27,6 +27,8 @@ export interface McpAuthContext extends ToolContext {
   rawBody: string;
   /** The client's address (c.var.client): the budget key of anonymous callers. */
   client: string;
+  /** Told the request's operation once the body is parsed (the label of ucp_requests_total). */
+  nameOperation?: (operation: string) => void;
 }
 
 export type McpAccess =

@@ -13,6 +13,7 @@ import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
 import { allowInsecureProfiles, headerReader, profileAdvice } from '../http/authenticate.ts';
 import { sandboxFault } from '../http/sandbox-fault.ts';
+import { incomingOf, nameOperation } from '../http/metrics.ts';
 
 export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   const shop = c.get('shop');
@@ -55,6 +56,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       url: c.req.url,
       rawBody: text,
       client: c.get('client'),
+      nameOperation: (op) => nameOperation(incomingOf(c), op),
     });
     if (answer.body === null) return c.body(null, answer.status as StatusCode, answer.headers);
     return c.body(answer.body, answer.status as ContentfulStatusCode, answer.headers);

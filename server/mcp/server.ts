@@ -25,7 +25,7 @@ import { answerJson, toolResult } from './result-json.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
 import { fromDomainError, McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
-import { callTool, inputSchemaOf, invalidParams, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
+import { callTool, inputSchemaOf, invalidParams, TOOLS, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 import { inputErrorResult } from './input-errors.ts';
 import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
@@ -187,6 +187,19 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
 }
 
 
+/** JSON-RPC methods named as themselves in metrics; any other is `unknown` (labels stay bounded). */
+const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'notifications/cancelled']);
+
+/** The metrics label of a POST: its method, `tools/call <tool>` for a known tool, or `batch`. */
+function operationOf(batch: boolean, messages: unknown[]): string {
+  if (batch) return 'batch';
+  const m = messages[0];
+  if (!isObject(m) || typeof m.method !== 'string') return 'invalid';
+  if (m.method !== 'tools/call') return KNOWN_METHODS.has(m.method) ? m.method : 'unknown';
+  const name = isObject(m.params) ? m.params.name : undefined;
+  return `tools/call ${typeof name === 'string' && TOOLS.has(name) ? name : 'unknown'}`;
+}
+
 /** Handles one POST /mcp whose body has already been read (size-limited) as text. */
 export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Promise<McpAnswer> {
   let parsed: unknown;
@@ -197,6 +210,7 @@ export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Prom
   }
   const batch = Array.isArray(parsed);
   const messages: unknown[] = batch ? (parsed as unknown[]) : [parsed];
+  ctx.nameOperation?.(operationOf(batch, messages));
   if (messages.length === 0 || messages.length > MAX_BATCH) {
     const content = messages.length === 0 ? 'An empty batch is not a JSON-RPC request.' : `A batch may hold at most ${MAX_BATCH} messages.`;
     return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, `Invalid Request: ${content}`, { code: 'invalid_request', content }));

@@ -1,0 +1,237 @@
+/**
+ * Prometheus metrics at the HTTP edge (docs/deploy.md "Metrics"):
+ * - every request is timed and counted on the raw Node request (`observeRequest`, from the request
+ *   listener in server/app.ts), so the discovery fast path, body-limit refusals and errors count
+ *   like the rest, with the status that was actually sent;
+ * - its operation label is named by whoever routed it (`nameRoute`: the Hono route template;
+ *   `nameOperation`: the MCP method and tool). A raw path or id never becomes a label: a request
+ *   nobody named is `unmatched`, so the series stay bounded whatever clients send;
+ * - the transport is read off the path's first segment;
+ * - the gauges (database load, search indexes, webhook queue) are read when scraped.
+ * `GET /metrics` on the platform's address answers the registry (server/platform.ts mounts
+ * `metricsHandler`); under cluster mode, every worker's (metrics-cluster.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from 'hono';
+import { collectDefaultMetrics, Histogram, type Counter } from 'prom-client';
+import { databaseLoad, groupCommitSizes, type DB } from '../db/index.ts';
+import { searchIndexStats } from '../core/catalog-index.ts';
+import { pendingDeliveries } from '../core/webhooks.ts';
+import { safeEqual } from '../lib/crypto.ts';
+import { BATCH_BUCKETS, webhookAttempts, rateLimitedTotal, registry, requestDuration, requestsTotal, scrapedCounter, scrapedGauge } from '../lib/metrics.ts';
+import { log } from '../lib/log.ts';
+import type { AppEnv } from './env.ts';
+import { clusterMetricsText, joinClusterMetrics } from './metrics-cluster.ts';
+
+const TRANSPORTS = ['rest', 'mcp', 'graphql', 'merchant', 'oauth', 'other'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** The transport a path belongs to: string prefixes only, no parsing, no allocation. */
+export function transportOf(url: string): Transport {
+  if (url.startsWith('/api/ucp') || url.startsWith('/.well-known/ucp')) return 'rest';
+  if (url.startsWith('/mcp') && (url.length === 4 || url[4] === '?' || url[4] === '/')) return 'mcp';
+  if (url.startsWith('/graphql')) return 'graphql';
+  if (url.startsWith('/merchants/')) return 'merchant';
+  if (url.startsWith('/oauth2/') || url.startsWith('/.well-known/oauth-authorization-server')) return 'oauth';
+  return 'other';
+}
+
+const START = Symbol('ucp.metrics.start');
+const ROUTE = Symbol('ucp.metrics.route');
+/** Set when ROUTE is a whole operation name (MCP), not a template to prefix with the method. */
+const WHOLE = Symbol('ucp.metrics.whole');
+type Observed = IncomingMessage & { [START]?: number; [ROUTE]?: string; [WHOLE]?: boolean };
+
+/** One label set's children, bound once: a request then costs two map lookups and two updates. */
+class Series {
+  readonly duration: Histogram.Internal<'transport' | 'operation'>;
+  private readonly statuses = new Map<number, Counter.Internal>();
+  constructor(
+    private readonly transport: Transport,
+    private readonly operation: string,
+  ) {
+    this.duration = requestDuration.labels(transport, operation);
+  }
+  status(code: number): Counter.Internal {
+    let c = this.statuses.get(code);
+    if (!c) this.statuses.set(code, (c = requestsTotal.labels(this.transport, this.operation, String(code))));
+    return c;
+  }
+}
+
+/** transport → method ('' for whole names) → route → series. */
+const table = new Map<Transport, Map<string, Map<string, Series>>>();
+const limited = new Map<Transport, Counter.Internal>();
+
+function seriesFor(transport: Transport, method: string, route: string): Series {
+  let byMethod = table.get(transport);
+  if (!byMethod) table.set(transport, (byMethod = new Map()));
+  let byRoute = byMethod.get(method);
+  if (!byRoute) byMethod.set(method, (byRoute = new Map()));
+  let s = byRoute.get(route);
+  if (!s) byRoute.set(route, (s = new Series(transport, method ? `${method} ${route}` : route)));
+  return s;
+}
+
+function onFinish(this: ServerResponse): void {
+  const req = this.req as Observed;
+  const seconds = (performance.now() - req[START]!) / 1000;
+  const url = req.url ?? '';
+  const transport = transportOf(url);
+  const route = req[ROUTE];
+  const s = route === undefined ? seriesFor(transport, '', 'unmatched') : seriesFor(transport, req[WHOLE] ? '' : (req.method ?? ''), route);
+  s.duration.observe(seconds);
+  const code = this.statusCode;
+  s.status(code).inc();
+  if (code === 429) limitedCounter(transport).inc();
+}
+
+function limitedCounter(transport: Transport): Counter.Internal {
+  let c = limited.get(transport);
+  if (!c) limited.set(transport, (c = rateLimitedTotal.labels(transport)));
+  return c;
+}
+
+/** Probes and the scrape itself are not traffic. */
+const UNCOUNTED = new Set(['/livez', '/readyz', '/metrics']);
+
+/** Times and counts this request once its response has been sent. */
+export function observeRequest(req: IncomingMessage, res: ServerResponse): void {
+  if (UNCOUNTED.has(req.url ?? '')) return;
+  (req as Observed)[START] = performance.now();
+  res.once('finish', onFinish);
+}
+
+/**
+ * The route template that answered (Hono's `routePath`), unless something nearer the handler named
+ * the operation already: called after the handler, innermost first.
+ */
+export function nameRoute(incoming: IncomingMessage | undefined, template: string): void {
+  const req = incoming as Observed | undefined;
+  if (req && req[ROUTE] === undefined) req[ROUTE] = template;
+}
+
+/** A whole operation name (MCP: `tools/call search_catalog`), from a bounded set. */
+export function nameOperation(incoming: IncomingMessage | undefined, operation: string): void {
+  const req = incoming as Observed | undefined;
+  if (!req) return;
+  req[ROUTE] = operation;
+  req[WHOLE] = true;
+}
+
+/** The incoming Node request behind a Hono context (undefined outside the Node adapter). */
+export function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/* ------------------------------------------------------------------ gauges read when scraped */
+
+const watched = new Set<DB>();
+/** Commits per flush already observed, per database and size (the worker's counts are cumulative). */
+const commitSeen = new WeakMap<DB, Map<number, number>>();
+/** The last webhook queue length read, kept while the database does not answer. */
+let lastPending = 0;
+const SCRAPE_QUERY_MS = 1000;
+
+function withTimeout<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_QUERY_MS} ms`)), SCRAPE_QUERY_MS)));
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+let defined = false;
+function defineGauges(): void {
+  if (defined) return;
+  defined = true;
+  collectDefaultMetrics({ register: registry });
+  joinClusterMetrics();
+  // Series an alert divides or rates exist from the start at 0, not from their first event.
+  for (const t of TRANSPORTS) limitedCounter(t).inc(0);
+  for (const r of ['delivered', 'retry', 'failed']) webhookAttempts.labels(r).inc(0);
+  scrapedGauge('ucp_db_pool_in_use', 'PostgreSQL: pool connections checked out. Embedded: statements posted to the database thread and not yet answered.', function () {
+    this.set([...watched].reduce((n, db) => n + databaseLoad(db).inUse, 0));
+  });
+  scrapedGauge('ucp_db_pool_waiting', 'PostgreSQL: requests waiting for a pool connection. Embedded: queries and transactions waiting for the one connection.', function () {
+    this.set([...watched].reduce((n, db) => n + databaseLoad(db).waiting, 0));
+  });
+  scrapedGauge('ucp_search_index_bytes', 'Estimated bytes of the in-memory search indexes of this process.', function () {
+    this.set(searchIndexStats().bytes);
+  });
+  scrapedGauge('ucp_search_index_shops', 'Shops with an in-memory search index in this process.', function () {
+    this.set(searchIndexStats().shops);
+  });
+  scrapedCounter('ucp_search_index_evictions_total', 'Search indexes evicted to stay within the memory budget (rebuilt when next searched).', () => searchIndexStats().evictions);
+  scrapedGauge(
+    'ucp_webhook_deliveries_pending',
+    'Webhook deliveries waiting for an attempt, every shop\'s (read from the database: the same in every worker).',
+    async function () {
+      try {
+        let n = 0;
+        for (const db of watched) n += await withTimeout(pendingDeliveries(db));
+        lastPending = n;
+      } catch (err) {
+        log.warn('metrics', 'webhook queue length unavailable; the last value is reported', { err });
+      }
+      this.set(lastPending);
+    },
+    { aggregator: 'max' },
+  );
+  // Observed when scraped: the embedded database's thread counts its flushes by size (cumulative);
+  // what is new since the last scrape is observed here, so its hot path posts nothing.
+  new Histogram({
+    name: 'ucp_db_group_commit_size',
+    help: 'Commits acknowledged per disk flush by the embedded database\'s durable group commit (server/db/pglite-durable.mjs; none in memory or on PostgreSQL).',
+    buckets: BATCH_BUCKETS,
+    registers: [registry],
+    async collect() {
+      for (const db of watched) {
+        const sizes = await withTimeout(groupCommitSizes(db)).catch(() => []);
+        let seen = commitSeen.get(db);
+        if (!seen) commitSeen.set(db, (seen = new Map()));
+        for (const [size, flushes] of sizes) {
+          for (let i = seen.get(size) ?? 0; i < flushes; i++) this.observe(size);
+          seen.set(size, flushes);
+        }
+      }
+    },
+  });
+}
+
+/** Includes this database in the gauges until the returned function is called (server close). */
+export function watchDatabase(db: DB): () => void {
+  defineGauges();
+  watched.add(db);
+  return () => void watched.delete(db);
+}
+
+/* ------------------------------------------------------------------ GET /metrics */
+
+/**
+ * `GET /metrics` (platform address only). With METRICS_TOKEN set, `Authorization: Bearer <token>`
+ * is required (compared in constant time); in production without METRICS_TOKEN the endpoint does
+ * not exist (404), so a deployment exposes nothing it did not choose to. Development without a
+ * token: open, for a local Prometheus or curl.
+ */
+export async function metricsHandler(c: Context<AppEnv>): Promise<Response> {
+  const config = c.get('config');
+  const token = config.metricsToken;
+  if (!token && config.mode === 'production') return c.notFound();
+  if (token) {
+    const header = c.req.header('authorization') ?? '';
+    const sent = /^Bearer +(\S+)\s*$/i.exec(header)?.[1];
+    if (!sent || !safeEqual(sent, token)) {
+      c.header('WWW-Authenticate', sent ? 'Bearer realm="metrics", error="invalid_token"' : 'Bearer realm="metrics"');
+      c.header('Cache-Control', 'no-store');
+      return c.json({ error: sent ? 'invalid_token' : 'unauthorized', error_description: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' }, 401);
+    }
+  }
+  let text: string;
+  try {
+    text = (await clusterMetricsText()) ?? (await registry.metrics());
+  } catch (err) {
+    log.error('metrics', 'scrape failed', { err });
+    c.header('Retry-After', '5');
+    return c.json({ error: 'unavailable', error_description: 'The metrics could not be gathered; try again.' }, 503);
+  }
+  return c.body(text, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+}
