@@ -31,9 +31,9 @@ export function databaseIdentity(db: DB): object {
 
 /** What /metrics reads of a database's load: connections (or embedded statements) busy and waiting. */
 export interface DatabaseLoad {
-  /** PostgreSQL: connections checked out; embedded: statements posted to its thread and not yet answered. */
+  /** PostgreSQL: connections checked out; embedded: 1 while its one connection runs a statement or a transaction holds it. */
   inUse: number;
-  /** PostgreSQL: requests waiting for a connection; embedded: queries and transactions waiting for the one connection. */
+  /** PostgreSQL: requests waiting for a connection; embedded: queries and transactions queued for the one connection. */
   waiting: number;
 }
 

@@ -108,9 +108,14 @@ export class EmbeddedDatabase {
     return { rows: (r.rows ?? []) as R[], affectedRows: r.affectedRows };
   }
 
-  /** Statements posted to the worker and not answered yet, and callers waiting for the lock (/metrics). */
+  /**
+   * The one connection as a pool of one (/metrics): in use while a transaction holds it or a
+   * statement runs; waiting, the callers queued for the lock and the statements queued in the
+   * worker behind the one it runs.
+   */
   load(): { inUse: number; waiting: number } {
-    return { inUse: this.pending.size, waiting: this.lock.waiting };
+    const busy = this.lock.held || this.pending.size > 0;
+    return { inUse: busy ? 1 : 0, waiting: this.lock.waiting + Math.max(0, this.pending.size - 1) };
   }
 
   /** Group-commit flushes by the number of commits each acknowledged, as [commits, flushes] (empty in memory). */
@@ -136,15 +141,20 @@ export class EmbeddedDatabase {
 
 class Lock {
   private tail: Promise<void> = Promise.resolve();
-  /** Acquisitions not yet granted. */
+  /** Acquisitions not yet granted, and whether one is held (/metrics). */
   waiting = 0;
+  held = false;
   acquire(): Promise<() => void> {
     let release!: () => void;
     const next = new Promise<void>((resolve) => (release = resolve));
     this.waiting++;
     const ready = this.tail.then(() => {
       this.waiting--;
-      return release;
+      this.held = true;
+      return () => {
+        this.held = false;
+        release();
+      };
     });
     this.tail = this.tail.then(() => next);
     return ready;

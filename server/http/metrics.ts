@@ -148,10 +148,10 @@ function defineGauges(): void {
   // Series an alert divides or rates exist from the start at 0, not from their first event.
   for (const t of TRANSPORTS) limitedCounter(t).inc(0);
   for (const r of ['delivered', 'retry', 'failed']) webhookAttempts.labels(r).inc(0);
-  scrapedGauge('ucp_db_pool_in_use', 'PostgreSQL: pool connections checked out. Embedded: statements posted to the database thread and not yet answered.', function () {
+  scrapedGauge('ucp_db_pool_in_use', 'PostgreSQL: pool connections checked out. Embedded: 1 while its one connection runs a statement or a transaction holds it.', function () {
     this.set([...watched].reduce((n, db) => n + databaseLoad(db).inUse, 0));
   });
-  scrapedGauge('ucp_db_pool_waiting', 'PostgreSQL: requests waiting for a pool connection. Embedded: queries and transactions waiting for the one connection.', function () {
+  scrapedGauge('ucp_db_pool_waiting', 'PostgreSQL: requests waiting for a pool connection. Embedded: queries and transactions queued for the one connection.', function () {
     this.set([...watched].reduce((n, db) => n + databaseLoad(db).waiting, 0));
   });
   scrapedGauge('ucp_search_index_bytes', 'Estimated bytes of the in-memory search indexes of this process.', function () {
