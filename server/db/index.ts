@@ -8,6 +8,8 @@ import type { Database } from './schema.ts';
 import { EmbeddedDatabase, PGliteDialect } from './pglite-dialect.ts';
 import { migrations } from './migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { parseDatabaseUrl } from './hosts.ts';
+import { failoverClient, HostSelector } from './failover.ts';
 
 export type DB = Kysely<Database>;
 
@@ -62,12 +64,18 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     const { default: pg } = await import('pg');
     // bigint columns hold minor units and positions; they fit in a JS number.
     pg.types.setTypeParser(20, (v) => Number(v));
+    // Several hosts and target_session_attrs (libpq's rule): each new connection goes to the host
+    // that qualifies, so a promoted standby is reached without a restart (failover.ts).
+    const target = parseDatabaseUrl(opts.databaseUrl);
+    const connectTimeoutMs = opts.pgConnectTimeoutMs ?? 5000;
+    const clientConfig = { connectionString: target.connectionString, options: `-c random_page_cost=${randomPageCost}`, keepAlive: true };
+    const selector = new HostSelector(target, clientConfig, target.connectTimeoutMs ?? Math.max(500, Math.floor(connectTimeoutMs / Math.max(1, target.hosts.length))));
     const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
+      ...clientConfig,
+      Client: failoverClient(selector),
       max: opts.pgPoolSize ?? 10,
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
-      connectionTimeoutMillis: opts.pgConnectTimeoutMs ?? 5000,
-      options: `-c random_page_cost=${randomPageCost}`,
+      connectionTimeoutMillis: connectTimeoutMs,
     });
     // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
     // unhandled, that would kill the process. The pool discards the client and reconnects on demand.
