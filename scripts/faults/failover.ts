@@ -24,6 +24,8 @@ export interface FailoverOptions {
   clients?: number;
   /** Between the kill and the promote: the time a failover manager takes to decide (ms). */
   detectMs?: number;
+  /** A pair started by the caller (its replication mode must match `sync`; stopped here anyway). */
+  pair?: PostgresPair;
 }
 
 /** Every client's HTTP timeout: an answer slower than this is a hang. */
@@ -88,7 +90,7 @@ export async function failoverDuringWrites(opts: FailoverOptions): Promise<Scena
   const servers: ServerProcess[] = [];
   const clients: ReturnType<typeof startClient>[] = [];
   try {
-    pair = await startPostgresPair({ sync: opts.sync });
+    pair = opts.pair ?? (await startPostgresPair({ sync: opts.sync }));
     await prepareDatabase({ databaseUrl: pair.url });
     for (let i = 0; i < (opts.servers ?? 2); i++) servers.push(await spawnServer({ env: { DATABASE_URL: pair.url, PG_CONNECT_TIMEOUT_MS: '2000' } }));
     const pids = servers.map((s) => s.child.pid);
