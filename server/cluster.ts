@@ -11,7 +11,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
@@ -39,7 +39,11 @@ async function primary(): Promise<void> {
   }
 
   // Migrations and first-run seeds once, here, before any worker serves.
-  const db = await openDatabase(config);
+  const db = await openDatabase(config).catch((e: unknown) => {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`Not starting: ${e.message}`); // e.g. a DATABASE_URL that cannot work (db/hosts.ts)
+    process.exit(2);
+  });
   try {
     await prepareDatabase(db, { demo: demoShops(config), accounts: config.mode === 'development' });
   } finally {
