@@ -40,9 +40,14 @@ describe('failover between a primary and a hot standby', () => {
   }, 300_000);
   afterAll(() => pair?.stop());
 
-  it('a server turned read-only: writes are unavailable, its connection is dropped, writes resume by themselves', async () => {
+  /**
+   * Turns the primary read-only under an open pool on `url` (of a fresh database `name`): writes
+   * fail as unavailable (25006), connecting then fails with `noHost` (08001, unavailable), and once
+   * it is writable again writes resume on a new connection.
+   */
+  async function readOnlyRoundTrip(url: (database: string) => string, noHost: RegExp): Promise<void> {
     const t = await createTestDatabase(pair.primary.url);
-    const db = await openDatabase({ databaseUrl: pair.url.replace('/ucp?', `/${t.name}?`), dataDir: 'memory://', pgPoolSize: 2, pgConnectTimeoutMs: 3000 });
+    const db = await openDatabase({ databaseUrl: url(t.name), dataDir: 'memory://', pgPoolSize: 2, pgConnectTimeoutMs: 3000 });
     try {
       await sql`create table notes (n int)`.execute(db);
       const before = await backendPid(db);
@@ -55,9 +60,9 @@ describe('failover between a primary and a hot standby', () => {
       }
       expect((refused as { code?: string }).code).toBe('25006');
       expect(isUnavailable(refused)).toBe(true);
-      // No host is read-write now (the standby is in recovery): connecting fails at once, unavailable.
+      // The connection is not reused: a new one is checked, and refused as not read-write.
       const none = await failure(() => sql`insert into notes values (2)`.execute(db));
-      expect(none).toMatchObject({ code: '08001', message: expect.stringMatching(/no PostgreSQL host is read-write: .*read-only.*; .*a standby/) });
+      expect(none).toMatchObject({ code: '08001', message: expect.stringMatching(noHost) });
       expect(isUnavailable(none)).toBe(true);
       await onPrimary(pair, 'alter system reset default_transaction_read_only', 'select pg_reload_conf()');
       let resumed: unknown = 'not yet';
@@ -72,6 +77,15 @@ describe('failover between a primary and a hot standby', () => {
       await db.destroy();
       await onPrimary(pair, 'alter system reset default_transaction_read_only', 'select pg_reload_conf()');
     }
+  }
+
+  it('a server turned read-only: writes are unavailable, its connection is dropped, writes resume by themselves', async () => {
+    // No host is read-write then (the standby is in recovery): connecting fails at once, naming why for each.
+    await readOnlyRoundTrip((db) => pair.url.replace('/ucp?', `/${db}?`), /no PostgreSQL host is read-write: .*read-only.*; .*a standby/);
+  }, 60_000);
+
+  it('the same with one host (a managed service endpoint whose DNS name now points at a reader)', async () => {
+    await readOnlyRoundTrip((db) => `${pair.primary.url.replace(/\/ucp$/, `/${db}`)}?target_session_attrs=read-write`, /PostgreSQL host 127\.0\.0\.1:\d+ is read-only/);
   }, 60_000);
 
   it('kill -9 of the primary, promote of the standby: the same server process recovers, 503s meanwhile, no acknowledged cart lost', async () => {
