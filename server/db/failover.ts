@@ -17,7 +17,7 @@
  * the wait.
  */
 import pg from 'pg';
-import { hostLabel, type DatabaseTarget, type HostPort, type SessionAttrs } from './hosts.ts';
+import { hostLabel, parseDatabaseUrl, type DatabaseTarget, type HostPort, type SessionAttrs } from './hosts.ts';
 
 /** After a probe pass found no host, connections fail with its error for this long, then probe again. */
 const PROBE_HOLD_MS = 250;
@@ -187,4 +187,18 @@ export function failoverClient(selector: HostSelector): typeof pg.Client {
       }
     }
   };
+}
+
+/**
+ * The pool's connection settings for DATABASE_URL: node-postgres's one-host URL, the failover
+ * Client, TCP keepalive (an idle pooled connection to a host that vanished without a word is found
+ * dead by the OS eventually rather than never). A URL that cannot work throws ConfigError (hosts.ts).
+ * `connectTimeoutMs` is the pool's wait, shared among the hosts of a probe pass unless the URL
+ * sets libpq's connect_timeout (per host).
+ */
+export function failoverConnection(databaseUrl: string, opts: { connectTimeoutMs: number; options: string }) {
+  const target = parseDatabaseUrl(databaseUrl);
+  const config = { connectionString: target.connectionString, options: opts.options, keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
+  const perHost = target.connectTimeoutMs ?? Math.max(500, Math.floor(opts.connectTimeoutMs / Math.max(1, target.hosts.length)));
+  return { ...config, Client: failoverClient(new HostSelector(target, config, perHost)) };
 }

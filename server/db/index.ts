@@ -8,8 +8,6 @@ import type { Database } from './schema.ts';
 import { EmbeddedDatabase, PGliteDialect } from './pglite-dialect.ts';
 import { migrations } from './migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { parseDatabaseUrl } from './hosts.ts';
-import { failoverClient, HostSelector } from './failover.ts';
 
 export type DB = Kysely<Database>;
 
@@ -66,13 +64,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     pg.types.setTypeParser(20, (v) => Number(v));
     // Several hosts and target_session_attrs (libpq's rule): each new connection goes to the host
     // that qualifies, so a promoted standby is reached without a restart (failover.ts).
-    const target = parseDatabaseUrl(opts.databaseUrl);
+    const { failoverConnection } = await import('./failover.ts');
     const connectTimeoutMs = opts.pgConnectTimeoutMs ?? 5000;
-    const clientConfig = { connectionString: target.connectionString, options: `-c random_page_cost=${randomPageCost}`, keepAlive: true };
-    const selector = new HostSelector(target, clientConfig, target.connectTimeoutMs ?? Math.max(500, Math.floor(connectTimeoutMs / Math.max(1, target.hosts.length))));
     const pool = new pg.Pool({
-      ...clientConfig,
-      Client: failoverClient(selector),
+      ...failoverConnection(opts.databaseUrl, { connectTimeoutMs, options: `-c random_page_cost=${randomPageCost}` }),
       max: opts.pgPoolSize ?? 10,
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
       connectionTimeoutMillis: connectTimeoutMs,
