@@ -179,7 +179,11 @@ export function failoverClient(selector: HostSelector): typeof pg.Client {
         selector.forget(this.#host);
         throw e;
       }
-      const why = await refusal(this, this.#reported, selector.target.sessionAttrs);
+      // The pool forgets a client whose connect failed without closing it: close it here.
+      const why = await refusal(this, this.#reported, selector.target.sessionAttrs).catch(async (e: unknown) => {
+        await this.end().catch(() => {});
+        throw e;
+      });
       if (why !== null) {
         selector.forget(this.#host);
         await this.end().catch(() => {});
