@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../server/config.ts';
 import { hostLabel, parseDatabaseUrl } from '../server/db/hosts.ts';
 import { openDatabase } from '../server/db/index.ts';
+import { HostSelector } from '../server/db/failover.ts';
+import { isUnavailable } from '../server/core/errors.ts';
+import { freePort } from '../scripts/faults/lib.ts';
 
 const refusal = (url: string) => {
   try {
@@ -67,5 +70,29 @@ describe('DATABASE_URL hosts', () => {
 
   it('the server refuses to open such a URL at start, before connecting anywhere', async () => {
     await expect(openDatabase({ databaseUrl: 'postgres://u@h1,h2/ucp?target_session_attrs=standby', dataDir: 'memory://' })).rejects.toThrow(ConfigError);
+  });
+});
+
+describe('choosing a host (server/db/failover.ts)', () => {
+  it('no host answers: one probe pass fails at once naming every host and why, as unavailable; the next waits 250 ms', async () => {
+    const [a, b] = [await freePort(), await freePort()]; // nothing listens on either
+    const target = parseDatabaseUrl(`postgres://u:hunter2@127.0.0.1:${a},127.0.0.1:${b}/ucp?target_session_attrs=read-write`);
+    const selector = new HostSelector(target, { connectionString: target.connectionString }, 2000);
+    const first = await selector.pick().then(() => null, (e: Error) => e);
+    expect(first).toMatchObject({ code: '08001' });
+    expect(first!.message).toMatch(new RegExp(`^no PostgreSQL host is read-write: 127\\.0\\.0\\.1:${a} did not answer \\(.*ECONNREFUSED.*\\); 127\\.0\\.0\\.1:${b} did not answer`));
+    expect(first!.message).not.toContain('hunter2');
+    expect(isUnavailable(first)).toBe(true);
+    // Within the hold, the same answer without probing again (requests during an outage stay cheap).
+    expect(await selector.pick().then(() => null, (e: Error) => e)).toBe(first);
+    await new Promise((r) => setTimeout(r, 300));
+    const later = await selector.pick().then(() => null, (e: Error) => e);
+    expect(later).not.toBe(first);
+    expect(later).toMatchObject({ code: '08001' });
+  });
+
+  it('one host: nothing to choose, no probe (the connection itself is checked)', async () => {
+    const target = parseDatabaseUrl('postgres://u@db.invalid:5432/ucp?target_session_attrs=read-write');
+    expect(await new HostSelector(target, {}, 100).pick()).toEqual({ host: 'db.invalid', port: 5432 });
   });
 });
