@@ -80,7 +80,7 @@ describe('choosing a host (server/db/failover.ts)', () => {
     const selector = new HostSelector(target, { connectionString: target.connectionString }, 2000);
     const first = await selector.pick().then(() => null, (e: Error) => e);
     expect(first).toMatchObject({ code: '08001' });
-    expect(first!.message).toMatch(new RegExp(`^no PostgreSQL host is read-write: 127\\.0\\.0\\.1:${a} did not answer \\(.*ECONNREFUSED.*\\); 127\\.0\\.0\\.1:${b} did not answer`));
+    expect(first!.message).toMatch(new RegExp(`^no PostgreSQL host is read-write: 127\\.0\\.0\\.1:${a} failed \\(.*ECONNREFUSED.*\\); 127\\.0\\.0\\.1:${b} failed`));
     expect(first!.message).not.toContain('hunter2');
     expect(isUnavailable(first)).toBe(true);
     // Within the hold, the same answer without probing again (requests during an outage stay cheap).

@@ -100,7 +100,7 @@ export class HostSelector {
       }
       reasons.push(`${hostLabel(hosts[i])} ${why}`);
     }
-    const error = unableToConnect(`no PostgreSQL host is ${sessionAttrs === 'any' ? 'accepting connections' : `${sessionAttrs}`}: ${reasons.join('; ')}`);
+    const error = unableToConnect(`no PostgreSQL host is ${sessionAttrs === 'any' ? 'accepting connections' : sessionAttrs}: ${reasons.join('; ')}`);
     this.#failed = { at: Date.now(), error };
     throw error;
   }
@@ -114,7 +114,7 @@ export class HostSelector {
       await client.connect();
       return await refusal(client, reported, attrs);
     } catch (e) {
-      return `did not answer (${(e as Error).message})`;
+      return `failed (${(e as Error).message})`; // refused, timed out, or turned us away (authentication)
     } finally {
       await client.end().catch(() => {});
     }
