@@ -54,7 +54,7 @@ describe('failover between a primary and a hot standby', () => {
       await onPrimary(pair, 'alter system set default_transaction_read_only = on', 'select pg_reload_conf()');
       // The backends pick the setting up at their next command once the reload signal reaches them.
       let refused: unknown = null;
-      for (let i = 0; i < 100 && !refused; i++) {
+      for (let i = 0; i < 200 && !refused; i++) {
         refused = await failure(() => sql`insert into notes values (1)`.execute(db));
         if (!refused) await new Promise((r) => setTimeout(r, 50));
       }
@@ -66,7 +66,7 @@ describe('failover between a primary and a hot standby', () => {
       expect(isUnavailable(none)).toBe(true);
       await onPrimary(pair, 'alter system reset default_transaction_read_only', 'select pg_reload_conf()');
       let resumed: unknown = 'not yet';
-      for (let i = 0; i < 100 && resumed; i++) {
+      for (let i = 0; i < 200 && resumed; i++) {
         resumed = await failure(() => sql`insert into notes values (3)`.execute(db));
         if (resumed) await new Promise((r) => setTimeout(r, 50));
       }
@@ -91,5 +91,5 @@ describe('failover between a primary and a hot standby', () => {
   it('kill -9 of the primary, promote of the standby: the same server process recovers, 503s meanwhile, no acknowledged cart lost', async () => {
     const r = await failoverDuringWrites({ sync: true, pair, seconds: 1, servers: 1, clients: 2, detectMs: 500 });
     expect(r.pass, `${r.name}\n${r.lines.join('\n')}`).toBe(true);
-  }, 240_000);
+  }, 300_000);
 });
