@@ -11,7 +11,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { loadConfig, logJson } from './config.ts';
+import { ConfigError, loadConfig, logJson } from './config.ts';
 import { configureLog, log } from './lib/log.ts';
 import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
@@ -43,7 +43,11 @@ async function primary(): Promise<void> {
   }
 
   // Migrations and first-run seeds once, here, before any worker serves.
-  const db = await openDatabase(config);
+  const db = await openDatabase(config).catch((e: unknown) => {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`Not starting: ${e.message}`); // e.g. a DATABASE_URL that cannot work (db/hosts.ts)
+    process.exit(2);
+  });
   try {
     await prepareDatabase(db, { demo: demoShops(config), accounts: config.mode === 'development' });
   } finally {

@@ -19,18 +19,29 @@ describe('server/cluster.ts on the embedded database', () => {
     try {
       const env: NodeJS.ProcessEnv = { ...process.env, WORKERS: '2', DATA_DIR: dir, PORT: '0' };
       delete env.DATABASE_URL;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cluster.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (out += d));
-      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-      expect(code).toBe(2);
-      expect(out).toMatch(/WORKERS=2 needs DATABASE_URL/);
+      expect(await runCluster(env)).toMatchObject({ code: 2, out: expect.stringMatching(/WORKERS=2 needs DATABASE_URL/) });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('refuses a DATABASE_URL that cannot work with one line naming the fault, before connecting', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, WORKERS: '1', PORT: '0', DATABASE_URL: 'postgres://u:hunter2@h1,h2/ucp?target_session_attrs=standby' };
+    const { code, out } = await runCluster(env);
+    expect(code).toBe(2);
+    expect(out).toMatch(/^Not starting: DATABASE_URL: target_session_attrs=standby would pick a server this storefront cannot write to/);
+    expect(out).not.toMatch(/hunter2|    at /);
+  });
 });
+
+async function runCluster(env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cluster.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, out };
+}
 
 describe('idempotent operations under serialization failures', () => {
   it('a transaction aborted with 40001/40P01 runs again, once committed', async () => {

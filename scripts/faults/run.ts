@@ -5,15 +5,17 @@
  *   npm run test:faults                       # a throwaway local PostgreSQL (installed when missing)
  *   FAULT_SECONDS=10 npm run test:faults      # longer load before each fault
  *   FAULTS=embedded npm run test:faults       # only the embedded database
+ *   FAULTS=failover npm run test:faults       # only the primary/standby failover (sync, then async)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, startTempPostgres } from '../../test/support/postgres.ts';
+import { failoverDuringWrites } from './failover.ts';
 import { databaseRestartDuringWrites, killDuringWrites, printReport, type ScenarioResult } from './scenarios.ts';
 
 const seconds = Number(process.env.FAULT_SECONDS ?? 3);
-const only = process.env.FAULTS ?? 'embedded,postgres';
+const only = process.env.FAULTS ?? 'embedded,postgres,failover';
 const results: ScenarioResult[] = [];
 
 if (only.includes('embedded')) {
@@ -43,6 +45,12 @@ if (only.includes('postgres')) {
       await pg.stop();
     }
   }
+}
+
+if (only.includes('failover')) {
+  // A pair of its own each time (primary + hot standby): the scenario kills one and promotes the other.
+  results.push(await failoverDuringWrites({ sync: true, seconds }));
+  results.push(await failoverDuringWrites({ sync: false, seconds }));
 }
 
 process.exit(printReport(results) ? 0 : 1);

@@ -83,12 +83,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     const { default: pg } = await import('pg');
     // bigint columns hold minor units and positions; they fit in a JS number.
     pg.types.setTypeParser(20, (v) => Number(v));
+    // Several hosts and target_session_attrs (libpq's rule): each new connection goes to the host
+    // that qualifies, so a promoted standby is reached without a restart (failover.ts).
+    const { failoverConnection } = await import('./failover.ts');
+    const connectTimeoutMs = opts.pgConnectTimeoutMs ?? 5000;
     const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
+      ...failoverConnection(opts.databaseUrl, { connectTimeoutMs, options: `-c random_page_cost=${randomPageCost}` }),
       max: opts.pgPoolSize ?? 10,
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
-      connectionTimeoutMillis: opts.pgConnectTimeoutMs ?? 5000,
-      options: `-c random_page_cost=${randomPageCost}`,
+      connectionTimeoutMillis: connectTimeoutMs,
     });
     // An idle pooled connection that the server drops (restart, failover) emits 'error' on the pool;
     // unhandled, that would kill the process. The pool discards the client and reconnects on demand.

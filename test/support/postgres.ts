@@ -81,6 +81,11 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ st
   });
 }
 
+/** The script's URL (last stdout line) and directory (`PGTEST_DIR=` on stderr). */
+function started({ stdout, stderr }: { stdout: string; stderr: string }): { url: string; dir: string } {
+  return { url: stdout.trim().split('\n').pop()!, dir: /PGTEST_DIR=(.*)/.exec(stderr)?.[1]?.trim() ?? '' };
+}
+
 /** Starts a local throwaway server (or uses TEST_DATABASE_URL / DATABASE_URL when `reuse` and set). */
 export async function startTempPostgres(opts: { reuse?: boolean } = {}): Promise<TempPostgres> {
   const env = { ...process.env };
@@ -88,9 +93,7 @@ export async function startTempPostgres(opts: { reuse?: boolean } = {}): Promise
     delete env.TEST_DATABASE_URL;
     delete env.DATABASE_URL;
   }
-  const { stdout, stderr } = await run(['start'], env);
-  const url = stdout.trim().split('\n').pop()!;
-  const dir = /PGTEST_DIR=(.*)/.exec(stderr)?.[1]?.trim() ?? '';
+  const { url, dir } = started(await run(['start'], env));
   return {
     url,
     dir,
@@ -103,3 +106,51 @@ export async function startTempPostgres(opts: { reuse?: boolean } = {}): Promise
     },
   };
 }
+
+export interface PostgresPair {
+  primary: { url: string; dir: string };
+  standby: { url: string; dir: string };
+  /** Both hosts, primary first, with target_session_attrs=read-write (libpq's rule; server/db/hosts.ts). */
+  url: string;
+  /** kill -9 of the primary's server and backends: the host is gone. */
+  killPrimary(): Promise<void>;
+  /** pg_ctl promote of the standby; resolves once it accepts writes. */
+  promoteStandby(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A primary and a hot standby streaming from it (pg_basebackup -R), each a throwaway local server
+ * (scripts/pg-test-server.sh). `sync`: the primary acknowledges a commit only once the standby has
+ * it on disk (synchronous_standby_names, synchronous_commit = on); else replication is asynchronous.
+ * Both durable (fsync on) whatever PGTEST_DURABLE says: their data is what the failover tests check.
+ */
+export async function startPostgresPair(opts: { sync: boolean }): Promise<PostgresPair> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PGTEST_DURABLE: '1' };
+  delete env.TEST_DATABASE_URL;
+  delete env.DATABASE_URL;
+  const primary = started(await run(['start'], env));
+  let standby: { url: string; dir: string } | undefined;
+  try {
+    standby = started(await run(['standby', primary.dir], env));
+    // After the base backup, so the promoted standby does not wait for a standby of its own.
+    await run(['sync', primary.dir, opts.sync ? 'on' : 'off'], env);
+  } catch (e) {
+    await run(['stop', primary.dir]).catch(() => {});
+    if (standby) await run(['stop', standby.dir]).catch(() => {});
+    throw e;
+  }
+  const hosts = [primary, standby].map((s) => new URL(s.url).host).join(',');
+  const s = standby;
+  return {
+    primary,
+    standby,
+    url: `postgres://postgres@${hosts}/ucp?target_session_attrs=read-write`,
+    killPrimary: async () => void (await run(['kill', primary.dir])),
+    promoteStandby: async () => void (await run(['promote', s.dir])),
+    async stop() {
+      await Promise.all([run(['stop', primary.dir]), run(['stop', s.dir])]);
+    },
+  };
+}
+

@@ -1,0 +1,95 @@
+/**
+ * PostgreSQL failover at a small size (the full run: `FAULTS=failover npm run test:faults`): a
+ * primary and a hot standby of this test's own with synchronous replication, DATABASE_URL naming
+ * both with target_session_attrs=read-write (server/db/hosts.ts, failover.ts).
+ *
+ * - a server that turns read-only (as a demoted primary does) fails writes as unavailable (503),
+ *   its connection is dropped from the pool rather than reused, and writes resume on a new
+ *   connection by themselves once it is writable again;
+ * - the primary is killed and the standby promoted under cart creates from client processes: the
+ *   same server process reaches the new primary, answers 503 + Retry-After meanwhile, and every
+ *   acknowledged cart is on the new primary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { failoverDuringWrites } from '../scripts/faults/failover.ts';
+import { isUnavailable } from '../server/core/errors.ts';
+import { openDatabase, type DB } from '../server/db/index.ts';
+import { createTestDatabase, startPostgresPair, type PostgresPair } from './support/postgres.ts';
+
+async function onPrimary(pair: PostgresPair, ...statements: string[]): Promise<void> {
+  const c = new pg.Client({ connectionString: pair.primary.url.replace(/\/ucp$/, '/postgres') });
+  await c.connect();
+  try {
+    for (const s of statements) await c.query(s);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The error `f` fails with, or null when it succeeds. */
+const failure = (f: () => Promise<unknown>) => f().then(() => null, (e: unknown) => e);
+
+const backendPid = async (db: DB) => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid;
+
+describe('failover between a primary and a hot standby', () => {
+  let pair: PostgresPair;
+  beforeAll(async () => {
+    pair = await startPostgresPair({ sync: true });
+  }, 300_000);
+  afterAll(() => pair?.stop());
+
+  /**
+   * Turns the primary read-only under an open pool on `url` (of a fresh database `name`): writes
+   * fail as unavailable (25006), connecting then fails with `noHost` (08001, unavailable), and once
+   * it is writable again writes resume on a new connection.
+   */
+  async function readOnlyRoundTrip(url: (database: string) => string, noHost: RegExp): Promise<void> {
+    const t = await createTestDatabase(pair.primary.url);
+    const db = await openDatabase({ databaseUrl: url(t.name), dataDir: 'memory://', pgPoolSize: 2, pgConnectTimeoutMs: 3000 });
+    try {
+      await sql`create table notes (n int)`.execute(db);
+      const before = await backendPid(db);
+      await onPrimary(pair, 'alter system set default_transaction_read_only = on', 'select pg_reload_conf()');
+      // The backends pick the setting up at their next command once the reload signal reaches them.
+      let refused: unknown = null;
+      for (let i = 0; i < 200 && !refused; i++) {
+        refused = await failure(() => sql`insert into notes values (1)`.execute(db));
+        if (!refused) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((refused as { code?: string }).code).toBe('25006');
+      expect(isUnavailable(refused)).toBe(true);
+      // The connection is not reused: a new one is checked, and refused as not read-write.
+      const none = await failure(() => sql`insert into notes values (2)`.execute(db));
+      expect(none).toMatchObject({ code: '08001', message: expect.stringMatching(noHost) });
+      expect(isUnavailable(none)).toBe(true);
+      await onPrimary(pair, 'alter system reset default_transaction_read_only', 'select pg_reload_conf()');
+      let resumed: unknown = 'not yet';
+      for (let i = 0; i < 200 && resumed; i++) {
+        resumed = await failure(() => sql`insert into notes values (3)`.execute(db));
+        if (resumed) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(resumed).toBeNull();
+      // A new connection: the one the server refused a write on was not put back in the pool.
+      expect(await backendPid(db)).not.toBe(before);
+    } finally {
+      await db.destroy();
+      await onPrimary(pair, 'alter system reset default_transaction_read_only', 'select pg_reload_conf()');
+    }
+  }
+
+  it('a server turned read-only: writes are unavailable, its connection is dropped, writes resume by themselves', async () => {
+    // No host is read-write then (the standby is in recovery): connecting fails at once, naming why for each.
+    await readOnlyRoundTrip((db) => pair.url.replace('/ucp?', `/${db}?`), /no PostgreSQL host is read-write: .*read-only.*; .*a standby/);
+  }, 60_000);
+
+  it('the same with one host (a managed service endpoint whose DNS name now points at a reader)', async () => {
+    await readOnlyRoundTrip((db) => `${pair.primary.url.replace(/\/ucp$/, `/${db}`)}?target_session_attrs=read-write`, /PostgreSQL host 127\.0\.0\.1:\d+ is read-only/);
+  }, 60_000);
+
+  it('kill -9 of the primary, promote of the standby: the same server process recovers, 503s meanwhile, no acknowledged cart lost', async () => {
+    const r = await failoverDuringWrites({ sync: true, pair, seconds: 1, servers: 1, clients: 2, detectMs: 500 });
+    expect(r.pass, `${r.name}\n${r.lines.join('\n')}`).toBe(true);
+  }, 300_000);
+});
