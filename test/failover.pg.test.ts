@@ -3,6 +3,7 @@
  * primary and a hot standby of this test's own with synchronous replication, DATABASE_URL naming
  * both with target_session_attrs=read-write (server/db/hosts.ts, failover.ts).
  *
+ * - start-up (migrations and their locks) finds the primary when the standby is listed first;
  * - a server that turns read-only (as a demoted primary does) fails writes as unavailable (503),
  *   its connection is dropped from the pool rather than reused, and writes resume on a new
  *   connection by themselves once it is writable again;
@@ -16,6 +17,7 @@ import { sql } from 'kysely';
 import { failoverDuringWrites } from '../scripts/faults/failover.ts';
 import { isUnavailable } from '../server/core/errors.ts';
 import { openDatabase, type DB } from '../server/db/index.ts';
+import { prepareDatabase } from '../server/seed/prepare.ts';
 import { createTestDatabase, startPostgresPair, type PostgresPair } from './support/postgres.ts';
 
 async function onPrimary(pair: PostgresPair, ...statements: string[]): Promise<void> {
@@ -39,6 +41,27 @@ describe('failover between a primary and a hot standby', () => {
     pair = await startPostgresPair({ sync: true });
   }, 300_000);
   afterAll(() => pair?.stop());
+
+  it('start-up (migrations under their advisory locks) runs on the writable host whatever the order of the list', async () => {
+    const t = await createTestDatabase(pair.primary.url);
+    const [primary, standby] = [pair.primary, pair.standby].map((s) => new URL(s.url).host);
+    const db = await openDatabase({ databaseUrl: `postgres://postgres@${standby},${primary}/${t.name}?target_session_attrs=read-write`, dataDir: 'memory://' });
+    try {
+      await prepareDatabase(db, { demo: false, accounts: false });
+      const { rows } = await sql<{ port: number; standby: boolean }>`select inet_server_port() as port, pg_is_in_recovery() as standby`.execute(db);
+      expect(rows[0]).toEqual({ port: Number(new URL(pair.primary.url).port), standby: false });
+      // The standby has what the primary committed (synchronous replication).
+      const c = new pg.Client({ connectionString: pair.standby.url.replace(/\/ucp$/, `/${t.name}`) });
+      await c.connect();
+      try {
+        expect((await c.query('select count(*)::int as n from kysely_migration')).rows[0].n).toBeGreaterThan(0);
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await db.destroy();
+    }
+  }, 120_000);
 
   /**
    * Turns the primary read-only under an open pool on `url` (of a fresh database `name`): writes
