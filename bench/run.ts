@@ -5,6 +5,7 @@
  *   npm run bench                      # 10k and 100k products, 10 s per case
  *   BENCH_PRODUCTS=10000 BENCH_SECONDS=5 npm run bench
  *   BENCH_ONLY=limiter BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # the limiter's cost alone
+ *   BENCH_ONLY=metrics BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # request metrics' cost alone
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
  *
@@ -17,6 +18,7 @@ import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
+import { benchMetricsOnSearch, benchMetricsOverhead, cpuSeconds } from './metrics.ts';
 import { benchSearchAtScale, loadSearch } from './search.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
@@ -51,27 +53,37 @@ const CART_BODIES = [
 ];
 
 /**
- * What the transport budgets cost (docs/security.md): the same search and cart-create cases on the
- * same database with the limiter on (bench-sized budgets, so it takes a token every request and
- * never refuses) and off (UCP_RATE_LIMITS=off), alternating servers twice, in opposite orders (the second server of a pair runs warmer).
+ * What a feature costs: the same search and cart-create cases on the same database with it on and
+ * off (`env(mode)`), alternating servers twice, in opposite orders (the second server of a pair runs
+ * warmer). BENCH_ONLY=limiter: the transport budgets (docs/security.md; bench-sized budgets, so it
+ * takes a token every request and never refuses). Request metrics: bench/metrics.ts.
  */
-async function limiterCost(dataDir: string): Promise<Row[]> {
-  const sums: Record<string, { on: number; off: number; p99on: number; p99off: number }> = {};
+async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off') => Record<string, string>): Promise<Row[]> {
+  const sums: Record<string, { on: number; off: number; p99on: number; p99off: number; cpuOn: number; cpuOff: number }> = {};
   for (let round = 0; round < 2; round++) {
     // off/on, then on/off: neither mode always runs on the second, warmer server.
     for (const mode of round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
       const port = await freePort();
-      const env = { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_RATE_LIMITS: mode === 'on' ? 'on' : 'off' };
-      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, /listening/);
+      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', ...env(mode) }, /listening/);
       const url = `http://127.0.0.1:${port}`;
       try {
-        const cases: Array<[string, Row]> = [
-          ['catalog search, 10 connections', await loadSearch(`search, limiter ${mode}`, { url, durationSec: seconds })],
-          ['cart create (durable)', await load(`cart create, limiter ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds })],
+        // The server's CPU time per request too: on a shared machine throughput moves with the
+        // neighbours' load, CPU time per request much less.
+        const withCpu = async (run: () => Promise<Row>): Promise<[Row, number]> => {
+          const before = cpuSeconds(server.pid!);
+          const r = await run();
+          return [r, (cpuSeconds(server.pid!) - before) / Math.max(1, r.rps * seconds)];
+        };
+        // Until a shop's search index is built its searches run in SQL: warm up first, unmeasured.
+        await loadSearch('warm-up', { url, durationSec: 2 });
+        const cases: Array<[string, [Row, number]]> = [
+          ['catalog search, 10 connections', await withCpu(() => loadSearch(`search, ${what} ${mode}`, { url, durationSec: seconds }))],
+          ['cart create (durable)', await withCpu(() => load(`cart create, ${what} ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds }))],
         ];
-        for (const [name, r] of cases) {
-          const sum = (sums[name] ??= { on: 0, off: 0, p99on: 0, p99off: 0 });
+        for (const [name, [r, cpu]] of cases) {
+          const sum = (sums[name] ??= { on: 0, off: 0, p99on: 0, p99off: 0, cpuOn: 0, cpuOff: 0 });
           sum[mode] += r.rps;
+          sum[mode === 'on' ? 'cpuOn' : 'cpuOff'] += cpu;
           sum[mode === 'on' ? 'p99on' : 'p99off'] = Math.max(sum[mode === 'on' ? 'p99on' : 'p99off'], r.p99);
         }
       } finally {
@@ -80,13 +92,16 @@ async function limiterCost(dataDir: string): Promise<Row[]> {
     }
   }
   return Object.entries(sums).flatMap(([name, v]) => {
-    console.log(`  limiter cost, ${name}: on ${Math.round(v.on / 2)} req/s vs off ${Math.round(v.off / 2)} req/s = ${((v.on / v.off) * 100).toFixed(1)}%`);
+    const us = (s: number) => Math.round((s / 2) * 1e6);
+    console.log(`  ${what} cost, ${name}: on ${Math.round(v.on / 2)} req/s vs off ${Math.round(v.off / 2)} req/s = ${((v.on / v.off) * 100).toFixed(1)}%; server CPU ${us(v.cpuOn)} µs vs ${us(v.cpuOff)} µs per request = ${((v.cpuOn / v.cpuOff) * 100).toFixed(1)}%`);
     return [
-      { name: `${name}, transport limiter on`, rps: Math.round(v.on / 2), p99: v.p99on },
-      { name: `${name}, transport limiter off`, rps: Math.round(v.off / 2), p99: v.p99off },
+      { name: `${name}, ${what} on`, rps: Math.round(v.on / 2), p99: v.p99on },
+      { name: `${name}, ${what} off`, rps: Math.round(v.off / 2), p99: v.p99off },
     ];
   });
 }
+
+const limiterCost = (dataDir: string) => onOffCost(dataDir, 'transport limiter', (mode) => ({ UCP_RATE_LIMITS: mode }));
 
 async function main() {
   const rows: Row[] = [];
@@ -108,6 +123,10 @@ async function main() {
       }
       if (ONLY === 'limiter') {
         rows.push(...(await limiterCost(dataDir)));
+        continue;
+      }
+      if (ONLY === 'metrics') {
+        rows.push(...(await benchMetricsOverhead(seconds)), ...(await benchMetricsOnSearch()));
         continue;
       }
       if (ONLY === 'search') {
@@ -143,7 +162,7 @@ async function main() {
       }
       // Ten connections, beside the bare in-memory index server over the same data (bench/search.ts).
       rows.push(...(await benchSearchAtScale(dataDir, products, seconds)));
-      if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)), ...(await benchDurable(dataDir, seconds)));
+      if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)), ...(await benchMetricsOnSearch()), ...(await benchDurable(dataDir, seconds)));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -58,7 +58,7 @@ export function createRequestListener(deps: AppDeps) {
   const probes = healthProbes(deps.db, () => stopping);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (deps.config.accessLog) logWhenDone(req, res);
-    observeRequest(req, res);
+    if (deps.config.metrics !== false) observeRequest(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') closeWhenBodyUnread(req, res);
     if (probes(req, res)) return;
     if (discovery(req, res)) return nameRoute(req, DISCOVERY_PATH); // labelled as the Hono route is

@@ -45,6 +45,8 @@ export interface Config {
    * is open in development and absent (404) in production.
    */
   metricsToken?: string;
+  /** METRICS=off: no request metrics and no /metrics (404); for measuring their cost (bench/run.ts). On by default. */
+  metrics?: boolean;
   /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
   accessLog?: boolean;
   /**
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
     transportRateLimits: env.UCP_RATE_LIMITS !== 'off' && env.UCP_RATE_LIMITS !== '0',
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
+    metrics: env.METRICS !== 'off' && env.METRICS !== '0',
     accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
     seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),

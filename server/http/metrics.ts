@@ -99,7 +99,7 @@ const UNCOUNTED = new Set(['/livez', '/readyz', '/metrics']);
 export function observeRequest(req: IncomingMessage, res: ServerResponse): void {
   if (UNCOUNTED.has(req.url ?? '')) return;
   (req as Observed)[START] = performance.now();
-  res.once('finish', onFinish);
+  res.on('finish', onFinish); // a response finishes once; `once` would wrap the listener per request
 }
 
 /**
@@ -215,7 +215,7 @@ export function watchDatabase(db: DB): () => void {
 export async function metricsHandler(c: Context<AppEnv>): Promise<Response> {
   const config = c.get('config');
   const token = config.metricsToken;
-  if (!token && config.mode === 'production') return c.notFound();
+  if ((!token && config.mode === 'production') || config.metrics === false) return c.notFound();
   if (token) {
     const header = c.req.header('authorization') ?? '';
     const sent = /^Bearer +(\S+)\s*$/i.exec(header)?.[1];
