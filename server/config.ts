@@ -54,7 +54,8 @@ export interface Config {
   workers?: number;
   /**
    * KEY_ENCRYPTION_SECRET: encrypts webhook signing keys and keys storefront tokens
-   * (core/signing-keys.ts). Unset: a public development secret, with a warning in production.
+   * (core/signing-keys.ts). Required in production (at least 32 characters; checkConfig). Unset in
+   * development: the public DEVELOPMENT_KEY_ENCRYPTION_SECRET.
    */
   keyEncryptionSecret?: string;
   /**
@@ -65,6 +66,15 @@ export interface Config {
   /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/webhooks.ts defaults). */
   webhooks: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number; leaseMs?: number };
 }
+
+/**
+ * The secret development runs on when KEY_ENCRYPTION_SECRET is unset. It is in the repository, so
+ * anything keyed by it (storefront tokens, stored signing keys) can be forged or read by anyone:
+ * production refuses to start on it (checkConfig).
+ */
+export const DEVELOPMENT_KEY_ENCRYPTION_SECRET = 'ucp-storefront-development-key-encryption-secret (not for production)';
+/** Shortest KEY_ENCRYPTION_SECRET production accepts: `openssl rand -base64 32` gives 44 characters. */
+export const MIN_KEY_ENCRYPTION_SECRET_LENGTH = 32;
 
 /** A positive number from the environment, or undefined (the setting's default applies). */
 function positive(value: string | undefined): number | undefined {
@@ -99,6 +109,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** A configuration the server must not start with. main.ts prints the message without a stack. */
 export class ConfigError extends Error {}
 
+/** Why production must not run with this KEY_ENCRYPTION_SECRET (server, cluster and CLI refuse), or undefined. */
+export function keyEncryptionSecretProblem(config: Pick<Config, 'mode' | 'keyEncryptionSecret'>): string | undefined {
+  if (config.mode !== 'production') return undefined;
+  const secret = config.keyEncryptionSecret;
+  if (!secret) {
+    return (
+      'KEY_ENCRYPTION_SECRET is required in production: without it storefront tokens and webhook signing keys would be keyed by the public development secret in the repository, ' +
+      'so anyone could mint a token for any shop. Set it to a long random string, e.g. KEY_ENCRYPTION_SECRET=$(openssl rand -base64 32), and keep it (changing it makes stored signing keys unreadable: rotate them after).'
+    );
+  }
+  if (secret === DEVELOPMENT_KEY_ENCRYPTION_SECRET || secret.length < MIN_KEY_ENCRYPTION_SECRET_LENGTH) {
+    return `KEY_ENCRYPTION_SECRET must be a random string of at least ${MIN_KEY_ENCRYPTION_SECRET_LENGTH} characters, not the development secret (got ${secret.length} characters). Make one with: openssl rand -base64 32`;
+  }
+  return undefined;
+}
+
 /** Refuses configurations that would be unsafe to serve (checked by startServer before anything opens). */
 export function checkConfig(config: Config): void {
   const problems: string[] = [];
@@ -114,6 +140,8 @@ export function checkConfig(config: Config): void {
   } else if (config.mode === 'production') {
     problems.push('AUTH_URL is required in production: the OAuth issuer must not follow the Host header of whoever asks. Set it to the public URL of the account service, e.g. AUTH_URL=https://accounts.example.com.');
   }
+  const secret = keyEncryptionSecretProblem(config);
+  if (secret) problems.push(secret);
   // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).
   if (config.pgPoolSize !== undefined && (!Number.isInteger(config.pgPoolSize) || config.pgPoolSize < 2)) {
     problems.push(`PG_POOL_SIZE must be a whole number of at least 2: migrations at start hold one connection for their lock while they run on another (got ${config.pgPoolSize}).`);
