@@ -165,6 +165,7 @@ export function checkConfig(config: Config): void {
   } else if (config.mode === 'production') {
     problems.push('AUTH_URL is required in production: the OAuth issuer must not follow the Host header of whoever asks. Set it to the public URL of the account service, e.g. AUTH_URL=https://accounts.example.com.');
   }
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) problems.push(`PORT must be a port number, 0-65535 (0: any free port); got ${config.port}.`);
   const secret = keyEncryptionSecretProblem(config);
   if (secret) problems.push(secret);
   // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).

@@ -124,6 +124,8 @@ describe('the switch', () => {
       expect(() => checkConfig(loadConfig({ [name]: 'yes' })), name).toThrow(new RegExp(`${name} must be one of`));
     }
     expect(loadConfig({ TRUST_PROXY: 'on' }).trustProxy).toBe(true);
+    expect(() => checkConfig(loadConfig({ PORT: 'eighty' }))).toThrow(/PORT must be a port number/);
+    expect(() => checkConfig(loadConfig({ PORT: '' }))).not.toThrow();
     expect(loadConfig({ NODE_ENV: 'production', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }).allowInsecureProfileUrls).toBe(false);
   });
 
