@@ -53,3 +53,16 @@ describe('OAuth forms', () => {
     expect(r.body.error).toBe('unsupported_grant_type');
   });
 });
+
+describe('the typed client', () => {
+  it('fieldErrors keys a customization named like a prototype property as its own entry', async () => {
+    const { fieldErrors } = await import('../src/client/api.ts');
+    const messages = [
+      { type: 'error', code: 'invalid', path: '$.line_items[0].customizations[0].value', content: 'Too long.' },
+      { type: 'error', code: 'invalid', path: '$.line_items[0].customizations[1]', content: 'Unknown.' },
+    ] as never;
+    const out = fieldErrors(messages, 0, [{ id: 'constructor' }, { id: '__proto__' }]);
+    expect(Object.hasOwn(out, 'constructor') && out.constructor).toBe('Too long.');
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toBe('Unknown.');
+  });
+});
