@@ -107,7 +107,8 @@ export function createApp({ db, config }: AppDeps) {
     c.set('hostname', hostname);
     c.set('client', clientAddress(c, config.trustProxy));
     // The demo agent's own origin (agent.localhost) serves static files only, before any shop route.
-    if (hostname === AGENT_HOSTNAME) return agent(c, next);
+    // Development only: a production server serves no demo-only page (issue 29).
+    if (hostname === AGENT_HOSTNAME && config.mode === 'development') return agent(c, next);
     // Every request needs its shop: take the cached one synchronously when there is one.
     const cached = cachedShop(hostname);
     c.set('shop', cached !== undefined ? cached : await findShopByDomain(db, hostname));

@@ -11,7 +11,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, logJson } from './config.ts';
+import { checkConfig, ConfigError, loadConfig, logJson } from './config.ts';
 import { configureLog, log } from './lib/log.ts';
 import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
@@ -27,6 +27,13 @@ interface Ready {
 async function primary(): Promise<void> {
   const config = loadConfig();
   configureLog({ json: logJson(config) });
+  try {
+    checkConfig(config); // as each worker's startServer will: refuse once here, not per respawned worker
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`Not starting: ${e.message}`);
+    process.exit(2);
+  }
   useKeyEncryptionSecret(config.keyEncryptionSecret);
   const workers = config.workers ?? (config.databaseUrl ? availableParallelism() : 1);
   if (!Number.isInteger(workers) || workers < 1) {

@@ -36,8 +36,9 @@ export interface Config {
   authUrl?: string;
   /**
    * Per-client budgets on the UCP REST and MCP transports (server/http/transport-limits.ts). On by
-   * default; UCP_RATE_LIMITS=off for a deployment whose gateway already limits per client, and in
-   * the test harness (test/support/server.ts), whose suites are one client on purpose.
+   * default; UCP_RATE_LIMITS=off (or 0, false: FLAG_VALUES) for a deployment whose gateway already
+   * limits per client, and in the test harness (test/support/server.ts), whose suites are one client
+   * on purpose. The OAuth and GraphQL budgets are not switched by it.
    */
   transportRateLimits: boolean;
   /**
@@ -61,7 +62,8 @@ export interface Config {
   workers?: number;
   /**
    * KEY_ENCRYPTION_SECRET: encrypts webhook signing keys and keys storefront tokens
-   * (core/signing-keys.ts). Unset: a public development secret, with a warning in production.
+   * (core/signing-keys.ts). Required in production (at least 32 characters; checkConfig). Unset in
+   * development: the public DEVELOPMENT_KEY_ENCRYPTION_SECRET.
    */
   keyEncryptionSecret?: string;
   /**
@@ -71,7 +73,36 @@ export interface Config {
   searchIndexCheckMs?: number;
   /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/webhooks.ts defaults). */
   webhooks: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number; leaseMs?: number };
+  /** Switches set to a value that is not one of FLAG_VALUES: checkConfig refuses to start. */
+  settingProblems?: string[];
 }
+
+/**
+ * What an on/off setting (UCP_RATE_LIMITS, TRUST_PROXY, ...) accepts, in any case, surrounding
+ * spaces ignored; unset or empty is the setting's default. Anything else refuses to start: a typo
+ * such as UCP_RATE_LIMITS=no must not silently keep (or drop) a protection (issue 29: `0` turned the
+ * limits off while only `off` was documented).
+ */
+export const FLAG_VALUES = { on: ['1', 'true', 'on'], off: ['0', 'false', 'off'] } as const;
+
+/** An on/off setting read exactly (FLAG_VALUES), or `fallback`; a value it does not take goes to `problems`. */
+function flag<T extends boolean | undefined>(env: NodeJS.ProcessEnv, name: string, fallback: T, problems: string[]): boolean | T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if ((FLAG_VALUES.on as readonly string[]).includes(raw)) return true;
+  if ((FLAG_VALUES.off as readonly string[]).includes(raw)) return false;
+  problems.push(`${name} must be one of ${FLAG_VALUES.on.join(', ')} (on) or ${FLAG_VALUES.off.join(', ')} (off); got "${env[name]!.slice(0, 40)}".`);
+  return fallback;
+}
+
+/**
+ * The secret development runs on when KEY_ENCRYPTION_SECRET is unset. It is in the repository, so
+ * anything keyed by it (storefront tokens, stored signing keys) can be forged or read by anyone:
+ * production refuses to start on it (checkConfig).
+ */
+export const DEVELOPMENT_KEY_ENCRYPTION_SECRET = 'ucp-storefront-development-key-encryption-secret (not for production)';
+/** Shortest KEY_ENCRYPTION_SECRET production accepts: `openssl rand -base64 32` gives 44 characters. */
+export const MIN_KEY_ENCRYPTION_SECRET_LENGTH = 32;
 
 /** A positive number from the environment, or undefined (the setting's default applies). */
 function positive(value: string | undefined): number | undefined {
@@ -80,28 +111,32 @@ function positive(value: string | undefined): number | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const production = env.NODE_ENV === 'production';
   return {
     port: Number(env.PORT ?? 8080),
     host: env.HOST ?? '127.0.0.1',
     dataDir: env.DATA_DIR ?? '.data',
     databaseUrl: env.DATABASE_URL || undefined,
-    durableCommits: env.UCP_DURABLE_COMMITS !== 'off' && env.UCP_DURABLE_COMMITS !== '0',
+    durableCommits: flag(env, 'UCP_DURABLE_COMMITS', true, problems),
     pgPoolSize: positive(env.PG_POOL_SIZE),
     pgConnectTimeoutMs: positive(env.PG_CONNECT_TIMEOUT_MS),
     randomPageCost: positive(env.PG_RANDOM_PAGE_COST),
-    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
-    mode: env.NODE_ENV === 'production' ? 'production' : 'development',
-    allowInsecureProfileUrls: env.NODE_ENV !== 'production' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== '0' && env.UCP_ALLOW_INSECURE_PROFILE_URLS !== 'false',
+    trustProxy: flag(env, 'TRUST_PROXY', false, problems),
+    mode: production ? 'production' : 'development',
+    // Never in production, whatever the setting says (docs/access.md).
+    allowInsecureProfileUrls: flag(env, 'UCP_ALLOW_INSECURE_PROFILE_URLS', true, problems) && !production,
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
-    transportRateLimits: env.UCP_RATE_LIMITS !== 'off' && env.UCP_RATE_LIMITS !== '0',
+    transportRateLimits: flag(env, 'UCP_RATE_LIMITS', true, problems),
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
-    metrics: env.METRICS !== 'off' && env.METRICS !== '0',
-    accessLog: env.ACCESS_LOG === '1' || env.ACCESS_LOG === 'true',
-    seedDemo: env.SEED_DEMO === '1' || env.SEED_DEMO === 'true' ? true : env.SEED_DEMO === '0' || env.SEED_DEMO === 'false' ? false : undefined,
+    metrics: flag(env, 'METRICS', true, problems),
+    accessLog: flag(env, 'ACCESS_LOG', false, problems),
+    seedDemo: flag(env, 'SEED_DEMO', undefined, problems),
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
     keyEncryptionSecret: env.KEY_ENCRYPTION_SECRET || undefined,
     searchIndexCheckMs: positive(env.SEARCH_INDEX_CHECK_MS),
     webhooks: { pollMs: positive(env.WEBHOOK_POLL_MS), retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS), maxAttempts: positive(env.WEBHOOK_MAX_ATTEMPTS), leaseMs: positive(env.WEBHOOK_LEASE_MS) },
+    ...(problems.length ? { settingProblems: problems } : {}),
   };
 }
 
@@ -113,9 +148,25 @@ export function logJson(config: Pick<Config, 'accessLog' | 'mode'>): boolean {
 /** A configuration the server must not start with. main.ts prints the message without a stack. */
 export class ConfigError extends Error {}
 
+/** Why production must not run with this KEY_ENCRYPTION_SECRET (server, cluster and CLI refuse), or undefined. */
+export function keyEncryptionSecretProblem(config: Pick<Config, 'mode' | 'keyEncryptionSecret'>): string | undefined {
+  if (config.mode !== 'production') return undefined;
+  const secret = config.keyEncryptionSecret;
+  if (!secret) {
+    return (
+      'KEY_ENCRYPTION_SECRET is required in production: without it storefront tokens and webhook signing keys would be keyed by the public development secret in the repository, ' +
+      'so anyone could mint a token for any shop. Set it to a long random string, e.g. KEY_ENCRYPTION_SECRET=$(openssl rand -base64 32), and keep it (changing it makes stored signing keys unreadable: rotate them after).'
+    );
+  }
+  if (secret === DEVELOPMENT_KEY_ENCRYPTION_SECRET || secret.length < MIN_KEY_ENCRYPTION_SECRET_LENGTH) {
+    return `KEY_ENCRYPTION_SECRET must be a random string of at least ${MIN_KEY_ENCRYPTION_SECRET_LENGTH} characters, not the development secret (got ${secret.length} characters). Make one with: openssl rand -base64 32`;
+  }
+  return undefined;
+}
+
 /** Refuses configurations that would be unsafe to serve (checked by startServer before anything opens). */
 export function checkConfig(config: Config): void {
-  const problems: string[] = [];
+  const problems: string[] = [...(config.settingProblems ?? [])];
   if (config.authUrl !== undefined) {
     let u: URL | undefined;
     try {
@@ -128,6 +179,9 @@ export function checkConfig(config: Config): void {
   } else if (config.mode === 'production') {
     problems.push('AUTH_URL is required in production: the OAuth issuer must not follow the Host header of whoever asks. Set it to the public URL of the account service, e.g. AUTH_URL=https://accounts.example.com.');
   }
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) problems.push(`PORT must be a port number, 0-65535 (0: any free port); got ${config.port}.`);
+  const secret = keyEncryptionSecretProblem(config);
+  if (secret) problems.push(secret);
   // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).
   if (config.pgPoolSize !== undefined && (!Number.isInteger(config.pgPoolSize) || config.pgPoolSize < 2)) {
     problems.push(`PG_POOL_SIZE must be a whole number of at least 2: migrations at start hold one connection for their lock while they run on another (got ${config.pgPoolSize}).`);

@@ -21,24 +21,54 @@ export async function main(overrides: Partial<Config> = {}, log: (line: string) 
   const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
   log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
   if (!shops.length) log('  no shops yet: load one with `npx ucp-storefront seed FILE` (docs/catalog-format.md), or `npx ucp-storefront seed --demo` for the demo shops');
+  // Public addresses: in production the shops' own https domains and AUTH_URL (TLS ends in front of
+  // us), never this process's listening address; in development the local ones.
+  const production = config.mode === 'production';
   for (const s of shops) {
-    const base = `http://${s.domain}:${port}`;
+    const base = production ? `https://${s.domain}` : `http://${s.domain}:${port}`;
     log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
   }
-  log(`  platform             http://localhost:${port}/  (account service and merchant API)`);
-  log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
+  log(`  platform             ${config.authUrl ?? `http://localhost:${port}`}/  (account service and merchant API)`);
+  // The demo agent's origin is served in development only (server/app.ts).
+  if (!production) log(`  agent demo           http://agent.localhost:${port}/  (an agent page on another origin embedding the demo cart)`);
   if (allowInsecureProfiles(config)) {
     // The profile agent builders name on their first call (docs/access.md "Zero setup").
     log(`  agent profile        ${demoAgentProfileUrl(port)}  (use it as UCP-Agent: profile="…" on REST, meta["ucp-agent"].profile on MCP)`);
   }
   if (config.mode === 'development') log(demoCredentialsText(port));
 
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      running.close().finally(() => process.exit(0));
-    });
-  }
+  stopOnSignals(running, log);
   return running;
+}
+
+/**
+ * SIGTERM (process managers, CI, `docker stop`) and SIGINT (Ctrl-C) stop the server cleanly: no
+ * new connections, the requests in flight finish, the database closes, exit 0. A second signal
+ * while stopping exits at once (1). `npm start` execs node (package.json), so npm's forwarded
+ * signal reaches this process rather than a shell that would not pass it on (issue 29).
+ */
+export function stopOnSignals(running: { close(): Promise<void> }, log: (line: string) => void): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log(`${signal} again: exiting without waiting.`);
+      process.exit(1);
+    }
+    stopping = true;
+    log(`${signal}: stopping (finishing the requests in flight, then closing the database)…`);
+    running.close().then(
+      () => {
+        log('Stopped.');
+        process.exit(0);
+      },
+      (e: unknown) => {
+        console.error('Stopping failed:', e);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -13,7 +13,7 @@ import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
 import { indexTuning, warmCatalogIndexes } from './core/catalog-index.ts';
-import { checkKeyEncryptionSecret, useKeyEncryptionSecret } from './core/signing-keys.ts';
+import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
 
 export interface RunningServer {
@@ -72,7 +72,6 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     })
     .catch((err) => closing || log.error('search-index', 'building the indexes failed', { err }));
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
-  checkKeyEncryptionSecret(config.mode);
   const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });
   return {
     db,

@@ -94,6 +94,34 @@ describe('GET /cart/{id}/checkout', () => {
     expect(r.text).toContain('Nothing was handed over');
   });
 
+  it('the preview page takes posts from its own shop only: another origin cannot put its words under the shop\'s heading', async () => {
+    const created = await s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [FLASK] });
+    const handed = JSON.parse(formField((await s.req('demo.localhost', 'GET', `/cart/${created.body.id}/checkout`)).text, 'cart')!);
+    handed.line_items[0].item.title = 'Free iPhone! Call +1-555-0100';
+    const spoof = JSON.stringify(handed);
+    const form = (headers: Record<string, string>) => s.req('demo.localhost', 'POST', '/handoff-preview', new URLSearchParams({ cart: spoof }).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers });
+    const foreign: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      { origin: `http://other.localhost:${s.port}` }, // another shop on the same server
+      { origin: 'null' },
+      { referer: 'https://evil.example/page' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: `http://demo.localhost:${s.port}` },
+    ];
+    for (const headers of foreign) {
+      const r = await form(headers);
+      expect(r.status, JSON.stringify(headers)).toBe(403);
+      expect(r.text, JSON.stringify(headers)).not.toContain('Free iPhone');
+      expect(r.text).toContain('Nothing was handed over');
+    }
+    // The shop's own checkout page posting (what the browser sends), also behind a proxy ending TLS.
+    for (const origin of [`http://demo.localhost:${s.port}`, `https://demo.localhost:${s.port}`]) {
+      const r = await form({ origin, 'sec-fetch-site': 'same-origin' });
+      expect(r.status, origin).toBe(200);
+      expect(r.text).toContain('Free iPhone');
+    }
+  });
+
   it('a shop without a checkout shows the summary; unknown, empty and out-of-stock carts are explained', async () => {
     const other = await s.req('other.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'other_var_shaker_steel' }, quantity: 1 }] });
     const summary = await s.req('other.localhost', 'GET', `/cart/${other.body.id}/checkout`);

@@ -20,6 +20,8 @@ import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
 import { startTestServer } from './support/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** What curl and scripts send to a development endpoint (server/dev/routes.ts). */
+const JSON_TYPE = { 'content-type': 'application/json' };
 let env: NodeJS.ProcessEnv;
 let dir: string;
 let dropPg: (() => Promise<void>) | undefined;
@@ -216,23 +218,63 @@ describe('reset --shop', () => {
     expect(r.err).toMatch(/for shop shop_other, not shop_demo/);
   });
 
+  it('no web page can fire a development reset: simple (form-encodable) requests and foreign origins are refused, nothing deleted', async () => {
+    const s = await startTestServer();
+    try {
+      const created = await s.req('other.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'other_var_pewter_flask' }, quantity: 1 }] });
+      expect(created.status).toBe(201);
+      const attacks: Array<[string, Record<string, string>, string | undefined, number, string]> = [
+        // What an auto-submitted <form> sends (issue 29: text/plain from another origin wiped the carts).
+        ['text/plain form from another origin', { 'content-type': 'text/plain', origin: 'http://evil.example' }, 'x=1', 403, 'cross_origin_refused'],
+        ['urlencoded form, no Origin', { 'content-type': 'application/x-www-form-urlencoded' }, 'x=1', 415, 'unsupported_media_type'],
+        ['multipart form, no Origin', { 'content-type': 'multipart/form-data; boundary=b' }, '--b--', 415, 'unsupported_media_type'],
+        ['text/plain, no Origin', { 'content-type': 'text/plain' }, '{}', 415, 'unsupported_media_type'],
+        ['no Content-Type', {}, undefined, 415, 'unsupported_media_type'],
+        ['JSON from another origin', { 'content-type': 'application/json', origin: 'http://evil.example' }, '{}', 403, 'cross_origin_refused'],
+        ['JSON from a shop origin', { 'content-type': 'application/json', origin: `http://demo.localhost:${s.port}` }, '{}', 403, 'cross_origin_refused'],
+        ['JSON with Origin null (sandboxed frame)', { 'content-type': 'application/json', origin: 'null' }, '{}', 403, 'cross_origin_refused'],
+        ['JSON, Sec-Fetch-Site cross-site', { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }, '{}', 403, 'cross_origin_refused'],
+      ];
+      for (const [what, headers, body, status, code] of attacks) {
+        const r = await s.req('localhost', 'POST', '/dev/shops/shop_other/reset', body, headers);
+        expect(r.status, what).toBe(status);
+        expect(r.body.code, what).toBe(code);
+        expect(r.body.content, what).toMatch(/Content-Type: application\/json/);
+      }
+      // The browser's preflight for a JSON POST from another origin is never granted.
+      const preflight = await s.req('localhost', 'OPTIONS', '/dev/shops/shop_other/reset', undefined, { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' });
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      // Nothing was deleted.
+      expect((await s.req('other.localhost', 'GET', `/api/ucp/carts/${created.body.id}`)).body.id).toBe(created.body.id);
+      // What curl and scripts send still works: JSON, no Origin.
+      const ok = await s.req('localhost', 'POST', '/dev/shops/shop_other/reset', undefined, { 'content-type': 'application/json; charset=utf-8' });
+      expect(ok.status).toBe(200);
+      expect(ok.body.deleted.carts).toBeGreaterThanOrEqual(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('the running server resets a shop itself: POST /dev/shops/{id}/reset (development only)', async () => {
     const s = await startTestServer();
     try {
       const created = await s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] });
       expect(created.status).toBe(201);
-      const r = await s.req('localhost', 'POST', '/dev/shops/shop_demo/reset');
+      const r = await s.req('localhost', 'POST', '/dev/shops/shop_demo/reset', undefined, JSON_TYPE);
       expect(r.status).toBe(200);
       expect(r.body.deleted.carts).toBeGreaterThanOrEqual(1);
       const gone = await s.req('demo.localhost', 'GET', `/api/ucp/carts/${created.body.id}`);
       expect(gone.body.messages[0].code).toBe('not_found');
-      expect((await s.req('localhost', 'POST', '/dev/shops/shop_nope/reset')).status).toBe(404);
+      expect((await s.req('localhost', 'POST', '/dev/shops/shop_nope/reset', undefined, JSON_TYPE)).status).toBe(404);
+      // The same origin may send it too (a page of the platform itself), with a JSON body.
+      const same = await s.req('localhost', 'POST', '/dev/shops/shop_demo/reset', {}, { origin: `http://localhost:${s.port}`, 'sec-fetch-site': 'same-origin' });
+      expect(same.status).toBe(200);
     } finally {
       await s.close();
     }
     const prod = await startTestServer({ mode: 'production', seedDemo: true });
     try {
-      expect((await prod.req('localhost', 'POST', '/dev/shops/shop_demo/reset')).status).toBe(404);
+      expect((await prod.req('localhost', 'POST', '/dev/shops/shop_demo/reset', undefined, JSON_TYPE)).status).toBe(404);
     } finally {
       await prod.close();
     }

@@ -79,7 +79,7 @@ describe('embedded data directory lock', () => {
       child.stderr.on('data', (d) => (err += d));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect(code).toBe(1);
-      expect(err).toContain('curl -X POST http://localhost:8123/dev/shops/shop_demo/reset');
+      expect(err).toContain("curl -X POST -H 'Content-Type: application/json' http://localhost:8123/dev/shops/shop_demo/reset");
     } finally {
       await held.destroy();
     }

@@ -13,6 +13,12 @@
  * (lone surrogates, NUL) and others that trip parsers (RTL marks, 4-byte characters, huge strings);
  * wrong-type values include deeply nested and very wide objects.
  *
+ * The JSON-RPC envelope on /mcp has its own property (issue 29): method names (every
+ * `Object.prototype` name, empty, long, control characters), ids of every JSON type and repeated,
+ * batches mixing requests, notifications and responses, `_meta` of every type. Every POST must be
+ * answered within a deadline, each request with a usable id by an answer carrying it, never a 5xx
+ * or -32603, and no pooled MCP server may be left out of its pool.
+ *
  * 1,000 cases per property by default (CI); `npm run test:fuzz` runs 100,000.
  * A failure prints the shrunk request and fast-check's seed (`FUZZ_SEED=... ` reproduces it).
  */
@@ -23,6 +29,7 @@ import { platformProfile, serveProfiles } from './support/platform.ts';
 import { tokensFor } from './support/oauth.ts';
 import { ROUTE_SCOPES } from '../server/merchant/routes.ts';
 import { SCOPE_NAMES } from '../server/core/scopes.ts';
+import { mcpServersInUse } from '../server/mcp/server.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -241,6 +248,90 @@ function checkMcp(sent: unknown, r: TestResponse): void {
   else one(r.body);
 }
 
+/* ---------- the JSON-RPC envelope (issue 29) ---------- */
+
+/** Method names: every `Object.prototype` name, the real methods, empty, long, control characters. */
+const methodName = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype)) },
+  { weight: 3, arbitrary: fc.constantFrom('ping', 'tools/list', 'tools/call', 'initialize', 'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'resources/list', 'tasks/get', '') },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 70_000 }).map((n) => 'm'.repeat(n)) },
+  { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom('\u0000', 'ping\n', '\u202eping', '\ud800', 'tools/call\u0000') },
+  { weight: 1, arbitrary: text },
+);
+/** Ids of every JSON type; a small pool of each so that batches repeat them. */
+const envelopeId = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(1, 2, '1', 'a', 0) },
+  { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.string({ maxLength: 8 })) },
+  { weight: 2, arbitrary: fc.constantFrom(null, true, false, 1.5, -0.5, 1e20, 2 ** 53, -(2 ** 53) - 2, Number.MAX_VALUE, -1) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+);
+const metaValue = fc.oneof(
+  fc.record({ progressToken: fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.double(), fc.jsonValue({ maxDepth: 2 })), 'io.modelcontextprotocol/related-task': fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const envelopeParams = fc.oneof(
+  fc.record({ _meta: metaValue, name: fc.oneof(fc.constantFrom(...TOOLS), methodName), arguments: fc.oneof(fc.constant({ meta: { 'ucp-agent': { profile: PROFILE } }, catalog: { query: 'tee' } }), fc.jsonValue({ maxDepth: 2 })), requestId: envelopeId, cursor: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const envelopeMessage = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), id: envelopeId, method: methodName, params: envelopeParams }, { requiredKeys: ['jsonrpc', 'id', 'method'] }) },
+  { weight: 3, arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), method: methodName, params: envelopeParams }, { requiredKeys: ['jsonrpc', 'method'] }) },
+  { weight: 1, arbitrary: fc.record({ jsonrpc: fuzzy(fc.constant('2.0')), id: envelopeId, result: fc.jsonValue({ maxDepth: 1 }), error: fc.jsonValue({ maxDepth: 1 }), method: methodName }, { requiredKeys: [] }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+);
+const envelopeBody = fc.oneof(envelopeMessage, fc.array(envelopeMessage, { minLength: 0, maxLength: 22 }));
+
+/** A message that JSON-RPC must answer: a request with an id MCP accepts. */
+const isAnswerable = (m: any) => typeof m === 'object' && m !== null && !Array.isArray(m) && m.jsonrpc === '2.0' && typeof m.method === 'string' && m.method !== '' && (typeof m.id === 'string' || Number.isSafeInteger(m.id));
+/** How long one POST may take before it counts as never answered (the hang of issue 29): generous, as the machine may be shared. */
+const ENVELOPE_DEADLINE_MS = 30_000;
+export const envelopeTotals = { cases: 0, batches: 0, answered: 0, accepted202: 0, refusedWhole: 0, byCode: {} as Record<string, number> };
+
+async function postWithin(text: string, ms: number): Promise<TestResponse> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not answered within ${ms} ms: ${text.slice(0, 300)}`)), ms)));
+  try {
+    return await Promise.race([s.req(HOST, 'POST', '/mcp', text, { accept: 'application/json', 'content-type': 'application/json' }), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function checkEnvelope(sent: unknown, r: TestResponse): void {
+  const where = `${JSON.stringify(sent).slice(0, 400)} -> ${r.status} ${r.text.slice(0, 300)}`;
+  const t = envelopeTotals;
+  t.cases++;
+  expect(r.status, where).toBeLessThan(500);
+  const messages = Array.isArray(sent) ? sent : [sent];
+  if (Array.isArray(sent)) t.batches++;
+  const answerable = messages.filter(isAnswerable);
+  if (r.status === 202) {
+    t.accepted202++;
+    expect(answerable, `202 left a request unanswered: ${where}`).toEqual([]);
+    return;
+  }
+  const answers: any[] = Array.isArray(r.body) ? r.body : [r.body];
+  for (const a of answers) {
+    expect(a?.jsonrpc, where).toBe('2.0');
+    expect('result' in a || typeof a.error?.code === 'number', where).toBe(true);
+    if (a.error) expect(a.error.code, `never internal: ${where}`).not.toBe(-32603);
+    const code = String(a.error?.code ?? 'result');
+    t.byCode[code] = (t.byCode[code] ?? 0) + 1;
+  }
+  if (Array.isArray(sent) && !Array.isArray(r.body)) {
+    // A whole-POST refusal (empty or long batch, body limit, several initialize): one error, id null.
+    t.refusedWhole++;
+    expect(r.body.id, where).toBeNull();
+    return;
+  }
+  t.answered += answers.length;
+  // Every request with a usable id has an answer carrying that id.
+  const ids = answers.map((a) => JSON.stringify(a.id));
+  for (const m of answerable) expect(ids, `request ${JSON.stringify(m.id)} not answered: ${where}`).toContain(JSON.stringify(m.id));
+  if (Array.isArray(sent)) expect(answers.length, where).toBeLessThanOrEqual(messages.length);
+}
+
 /* ---------- merchant API, GraphQL, token endpoint ---------- */
 
 const Product = fc.record(
@@ -338,6 +429,16 @@ describe(`fuzz (${RUNS} cases per property)`, () => {
       fc.asyncProperty(restCase, async (c) => checkRest(c, await send(c))),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
+  }, Math.max(120_000, RUNS * 200));
+
+  it('MCP JSON-RPC envelope: no 5xx; every request answered within the deadline, by id; pooled servers all returned', async () => {
+    await fc.assert(
+      fc.asyncProperty(envelopeBody, async (b) => checkEnvelope(b, await postWithin(JSON.stringify(b), ENVELOPE_DEADLINE_MS))),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+    expect(mcpServersInUse()).toBe(0);
+    // The totals docs/security.md quotes for the 100,000-case run.
+    console.log(`MCP envelope fuzz totals: ${JSON.stringify(envelopeTotals)}`);
   }, Math.max(120_000, RUNS * 200));
 
   it('MCP tools/call with arbitrary arguments: no 5xx; JSON-RPC result or error with a numeric code', async () => {

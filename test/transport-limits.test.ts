@@ -110,14 +110,39 @@ describe('anonymous budgets are per address', () => {
 });
 
 describe('the switch', () => {
-  it('UCP_RATE_LIMITS=off turns every transport budget off (on by default)', async () => {
-    const { loadConfig } = await import('../server/config.ts');
+  it('UCP_RATE_LIMITS takes exactly on/1/true and off/0/false (any case); anything else refuses to start (docs/security.md)', async () => {
+    const { checkConfig, loadConfig } = await import('../server/config.ts');
     expect(loadConfig({}).transportRateLimits).toBe(true);
-    expect(loadConfig({ UCP_RATE_LIMITS: 'off' }).transportRateLimits).toBe(false);
+    expect(loadConfig({ UCP_RATE_LIMITS: '' }).transportRateLimits).toBe(true);
+    for (const v of ['off', '0', 'false', 'OFF', ' Off ']) expect(loadConfig({ UCP_RATE_LIMITS: v }).transportRateLimits, v).toBe(false);
+    for (const v of ['on', '1', 'true', 'TRUE']) expect(loadConfig({ UCP_RATE_LIMITS: v }).transportRateLimits, v).toBe(true);
+    for (const v of ['no', 'disabled', '00', 'of']) {
+      expect(() => checkConfig(loadConfig({ UCP_RATE_LIMITS: v })), v).toThrow(new RegExp(`UCP_RATE_LIMITS must be one of 1, true, on \\(on\\) or 0, false, off \\(off\\); got "${v}"`));
+    }
+    // Every on/off setting reads the same way.
+    for (const name of ['TRUST_PROXY', 'ACCESS_LOG', 'SEED_DEMO', 'UCP_DURABLE_COMMITS', 'UCP_ALLOW_INSECURE_PROFILE_URLS']) {
+      expect(() => checkConfig(loadConfig({ [name]: 'yes' })), name).toThrow(new RegExp(`${name} must be one of`));
+    }
+    expect(loadConfig({ TRUST_PROXY: 'on' }).trustProxy).toBe(true);
+    expect(() => checkConfig(loadConfig({ PORT: 'eighty' }))).toThrow(/PORT must be a port number/);
+    expect(() => checkConfig(loadConfig({ PORT: '' }))).not.toThrow();
+    expect(loadConfig({ NODE_ENV: 'production', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }).allowInsecureProfileUrls).toBe(false);
+  });
+
+  it('off turns every transport budget off, and only those: the GraphQL and failed-token budgets stay on', async () => {
     const off = await startTestServer({ transportRateLimits: false });
     try {
       const all = await Promise.all(Array.from({ length: DEFAULT_TRANSPORT_LIMITS.anonymous.write!.capacity + 10 }, () => requestFrom({ port: off.port, from: '127.0.9.1', host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', body: { line_items: [LINE] } })));
       expect(all.every((r) => r.status === 201)).toBe(true);
+      // All at once: at 10 refills a second, one by one on a loaded machine would never run dry.
+      const graphql = await Promise.all(Array.from({ length: 100 }, () => requestFrom({ port: off.port, from: '127.0.9.2', host: 'demo.localhost', method: 'POST', path: '/graphql/3.0', body: { query: '{ apiVersion }' } })));
+      expect(graphql.map((r) => r.status)).toContain(429);
+      const token = [];
+      for (let i = 0; i < 21; i++) {
+        const r = await requestFrom({ port: off.port, from: '127.0.9.3', host: 'localhost', method: 'POST', path: '/oauth2/access_token', body: 'grant_type=refresh_token&refresh_token=guess&client_id=demo-app&client_secret=demo-secret', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+        token.push(r.body?.error);
+      }
+      expect(token.at(-1)).toBe('temporarily_unavailable');
     } finally {
       await off.close();
     }

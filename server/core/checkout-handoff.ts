@@ -18,7 +18,7 @@ export type Handoff =
 
 type CartBody = Omit<Cart, 'ucp'>;
 
-const fill = (template: string, vars: Record<string, string>) => template.replace(/\{([a-z_]+)\}/g, (all, k: string) => (k in vars ? vars[k] : all));
+const fill = (template: string, vars: Record<string, string>) => template.replace(/\{([a-z_]+)\}/g, (all, k: string) => (Object.hasOwn(vars, k) ? vars[k] : all));
 const enc = (vars: Record<string, string>) => Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, encodeURIComponent(v)]));
 
 /** The handoff of a rendered cart (`cart` as GET /api/ucp/carts/{id} returns it) under a shop's setting. */

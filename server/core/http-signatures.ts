@@ -46,13 +46,17 @@ export class SignatureError extends DomainError {
 
 /* ------------------------------------------------------------------ Content-Digest (RFC 9530) */
 
-const DIGEST_ALGS: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
+/** A Map: the algorithm names come from the request's header, and an object would also answer `constructor`. */
+const DIGEST_ALGS = new Map([
+  ['sha-256', 'sha256'],
+  ['sha-512', 'sha512'],
+]);
 
 const bytesOf = (body: Uint8Array | string): Uint8Array => (typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
 
 /** `sha-256=:<base64 of sha256(raw bytes)>:` */
 export function contentDigest(body: Uint8Array | string, alg: 'sha-256' | 'sha-512' = 'sha-256'): string {
-  return `${alg}=:${createHash(DIGEST_ALGS[alg]).update(bytesOf(body)).digest('base64')}:`;
+  return `${alg}=:${createHash(DIGEST_ALGS.get(alg)!).update(bytesOf(body)).digest('base64')}:`;
 }
 
 /**
@@ -69,7 +73,7 @@ export function checkContentDigest(body: Uint8Array | string, header: string | n
   }
   let checked = 0;
   for (const [alg, member] of dict) {
-    const hash = DIGEST_ALGS[alg];
+    const hash = DIGEST_ALGS.get(alg);
     if (!hash) continue;
     const value = member[0];
     if (!(value instanceof ArrayBuffer)) return { ok: false, code: 'digest_mismatch', message: `Content-Digest ${alg} is not a byte sequence.` };

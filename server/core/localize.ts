@@ -121,5 +121,7 @@ export function allLanguages(value: Localized): string[] {
 export function text(value: Localized | undefined, language: string, fallback: string): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
-  return value[language] ?? value[language.split('-')[0]] ?? value[fallback] ?? Object.values(value)[0] ?? '';
+  // Own keys only: a language tag can come from the request.
+  const own = (k: string) => (Object.hasOwn(value, k) ? value[k] : undefined);
+  return own(language) ?? own(language.split('-')[0]) ?? own(fallback) ?? Object.values(value)[0] ?? '';
 }

@@ -12,7 +12,8 @@ const EXPONENTS: Record<string, number> = {
 };
 
 export function exponent(currency: string): number {
-  return EXPONENTS[currency] ?? 2;
+  // Own keys only: a currency code is the client's string, and `constructor` is on every object.
+  return Object.hasOwn(EXPONENTS, currency) ? EXPONENTS[currency] : 2;
 }
 
 function roundHalfAwayFromZero(x: number): number {
@@ -25,14 +26,14 @@ export interface Rates {
 }
 
 export function supportsCurrency(r: Rates, currency: string): boolean {
-  return currency === r.base || r.rates[currency] !== undefined;
+  return currency === r.base || Object.hasOwn(r.rates, currency);
 }
 
 /** Converts an amount in the base currency's minor units to `to`'s minor units. */
 export function convert(amount: number, r: Rates, to: string): number {
   if (to === r.base) return amount;
-  const rate = r.rates[to];
-  if (rate === undefined) throw new Error(`no rate for ${to}`);
+  const rate = Object.hasOwn(r.rates, to) ? r.rates[to] : undefined;
+  if (typeof rate !== 'number') throw new Error(`no rate for ${to}`);
   const scale = 10 ** (exponent(to) - exponent(r.base));
   return roundHalfAwayFromZero(amount * rate * scale);
 }

@@ -9,13 +9,14 @@
  * rotation. Keys past `retire_at` are never published and are deleted at the next rotation.
  *
  * KEY_ENCRYPTION_SECRET: any long random string (e.g. `openssl rand -base64 32`). Unset, a fixed
- * development secret is used; in production that is logged as a warning at startup. Changing the
- * secret makes stored private keys unreadable: rotate (which creates a fresh key) after changing it.
+ * development secret is used; production refuses to start without one (config.ts checkConfig, and
+ * the CLI's withDb). Changing the secret makes stored private keys unreadable: rotate (which creates
+ * a fresh key) after changing it.
  */
 import { createCipheriv, createDecipheriv, createHash, createPrivateKey, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-import { log } from '../lib/log.ts';
+import { DEVELOPMENT_KEY_ENCRYPTION_SECRET } from '../config.ts';
 
 export interface PublicSigningJwk {
   kid: string;
@@ -27,7 +28,6 @@ export interface PublicSigningJwk {
   use: 'sig';
 }
 
-const DEV_SECRET = 'ucp-storefront-development-key-encryption-secret (not for production)';
 
 /**
  * The secret keys are derived from: set once per process by each entry point that opens the
@@ -40,14 +40,7 @@ export function useKeyEncryptionSecret(secret: string | undefined): void {
 }
 
 function secret(): string {
-  return configuredSecret || DEV_SECRET;
-}
-
-/** Startup check: warns once when production runs on the development secret. */
-export function checkKeyEncryptionSecret(mode: 'development' | 'production', warn: (m: string) => void = (m) => log.warn('signing-keys', m)): void {
-  if (mode === 'production' && !configuredSecret) {
-    warn('KEY_ENCRYPTION_SECRET is not set; webhook signing keys are encrypted with the public development secret. Set it (e.g. `openssl rand -base64 32`) and rotate keys.');
-  }
+  return configuredSecret || DEVELOPMENT_KEY_ENCRYPTION_SECRET;
 }
 
 /** A 32-byte key for one purpose, derived from KEY_ENCRYPTION_SECRET (HKDF-SHA256, `label` as salt). */

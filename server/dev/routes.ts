@@ -3,15 +3,42 @@
  * server (docs/cli.md): `POST /dev/shops/{id}/reset` is `ucp-storefront reset --shop ID` done by the
  * server itself, so it also works while the server holds the embedded database, and this process's
  * caches start over. Absent (404) with NODE_ENV=production.
+ *
+ * No web page may fire them (issue 29: a `text/plain` form auto-submitted from another origin wiped
+ * a shop's carts). A state-changing route here answers only a request a browser cannot send
+ * cross-origin without asking first: `Content-Type: application/json` (not a form-encodable type,
+ * so a cross-origin page needs a CORS preflight, which these routes never grant) and no foreign
+ * `Origin` or `Sec-Fetch-Site`. curl, scripts and test suites send the header and no Origin.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
+import { protocolError } from '../http/errors.ts';
 import { resetShop } from '../seed/reset.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** `application/json`, with parameters (charset) allowed; `+json` types too (none is form-encodable). */
+const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
+const HOW = `Send POST with the header Content-Type: application/json from a script or curl, e.g. curl -X POST -H 'Content-Type: application/json' http://localhost:8080/dev/shops/SHOP_ID/reset`;
+
+/** Refuses what a web page could forge: a simple (form-encodable) request, or one from another origin. */
+export const unforgeable: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (SAFE_METHODS.has(c.req.method)) return next();
+  const origin = c.req.header('origin');
+  const site = c.req.header('sec-fetch-site');
+  if ((origin !== undefined && origin !== c.get('origin')) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
+    return protocolError(c, 403, 'cross_origin_refused', `Development endpoints refuse requests from web pages of another origin (Origin: ${String(origin ?? site).slice(0, 100)}). ${HOW}`);
+  }
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
+    return protocolError(c, 415, 'unsupported_media_type', `Development endpoints take only Content-Type: application/json, which a web page cannot send to another origin unasked. ${HOW}`);
+  }
+  await next();
+};
 
 export function devRoutes() {
   const app = new Hono<AppEnv>();
+  app.use('*', async (c, next) => (c.get('config').mode !== 'development' ? c.notFound() : next()));
+  app.use('*', unforgeable);
   app.post('/shops/:id/reset', async (c) => {
-    if (c.get('config').mode !== 'development') return c.notFound();
     // An unknown shop is NoSuchShop: 404 by the REST table (http/errors.ts).
     return c.json(await resetShop(c.get('db'), c.req.param('id')));
   });

@@ -19,6 +19,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } => 'method' in m && 'id' in m;
+/** A cancellation notification (a request of that name, with an id, is answered like any unknown method). */
+const isCancellation = (m: JSONRPCMessage) => 'method' in m && m.method === 'notifications/cancelled' && !('id' in m);
 
 export class ExchangeTransport implements Transport {
   onclose?: () => void;
@@ -45,8 +47,16 @@ export class ExchangeTransport implements Transport {
    * transport: request ids are only unique within one client's POST.
    */
   exchange(messages: JSONRPCMessage[], extra: MessageExtraInfo): Promise<JSONRPCMessage[]> {
-    const answers = messages.filter(isRequest).map((m) => new Promise<JSONRPCMessage>((resolve) => this.#answers.set(m.id, resolve)));
-    for (const m of messages) this.onmessage?.(m, extra);
+    const requests = messages.filter(isRequest);
+    // A second request with the same id would replace the first one's waiter, which then never
+    // resolves (issue 29: the POST hung and its server never went back to the pool). server.ts
+    // refuses repeated ids before this; this is the transport's own guarantee.
+    if (new Set(requests.map((m) => m.id)).size !== requests.length) throw new Error('ExchangeTransport: request ids must be unique within one exchange');
+    const answers = requests.map((m) => new Promise<JSONRPCMessage>((resolve) => this.#answers.set(m.id, resolve)));
+    // The SDK sends no response to a cancelled request. With no session, a cancellation can only
+    // name a request of this same POST, whose answer the client is waiting for: it is ignored, as
+    // MCP lets a receiver do ("MAY ignore"), so every request is answered.
+    for (const m of messages) if (!isCancellation(m)) this.onmessage?.(m, extra);
     return Promise.all(answers);
   }
 }

@@ -19,7 +19,17 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { answerJson, toolResult } from './result-json.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
@@ -97,6 +107,9 @@ interface ConnectedServer {
 }
 const idle: ConnectedServer[] = [];
 const POOL_MAX = 32;
+/** Servers taken from the pool and not yet given back: 0 whenever no POST is in flight (tests read it). */
+let inUse = 0;
+export const mcpServersInUse = () => inUse;
 
 async function connectedServer(): Promise<ConnectedServer> {
   const server = buildServer();
@@ -127,7 +140,8 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
 
 type Message = Record<string, unknown>;
 const isObject = (v: unknown): v is Message => typeof v === 'object' && v !== null && !Array.isArray(v);
-const validId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+/** MCP's request id: a string or an integer (the SDK's RequestIdSchema; JSON-RPC discourages null and fractions). */
+const validId = (id: unknown): id is string | number => typeof id === 'string' || Number.isSafeInteger(id);
 
 /** Why a message is not a JSON-RPC 2.0 request/notification/response, or undefined when it is. */
 function envelopeProblem(m: unknown): string | undefined {
@@ -135,8 +149,9 @@ function envelopeProblem(m: unknown): string | undefined {
   if (m.jsonrpc !== '2.0') return 'A JSON-RPC message needs "jsonrpc": "2.0".';
   if ('method' in m) {
     if (typeof m.method !== 'string' || m.method === '') return '"method" must be a non-empty string.';
-    if ('id' in m && !validId(m.id)) return '"id" must be a string or a number.';
+    if ('id' in m && !validId(m.id)) return '"id" must be a string or an integer (MCP: never null).';
     if ('params' in m && m.params !== undefined && !isObject(m.params) && !Array.isArray(m.params)) return '"params" must be an object.';
+    if ('result' in m || 'error' in m) return 'A JSON-RPC message is a request or a response, not both.';
     return undefined;
   }
   if ('result' in m || 'error' in m) return undefined;
@@ -160,19 +175,41 @@ function callParamsProblem(m: Message): string | undefined {
   return undefined;
 }
 
-/** The SDK's own schemas of the other requests this server answers; the SDK would call a mismatch internal. */
-const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-};
+type SafeParse = (v: unknown) => { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+/**
+ * The SDK's own schemas of the other requests this server answers; the SDK would call a mismatch
+ * internal. A Map, not an object literal: the method name is the client's string, and an object
+ * would hand back `constructor`, `toString` or `__proto__` from its prototype (issue 29: HTTP 500).
+ */
+const REQUEST_SCHEMAS = new Map<string, SafeParse>([
+  ['initialize', (v) => InitializeRequestSchema.safeParse(v)],
+  ['ping', (v) => PingRequestSchema.safeParse(v)],
+  ['tools/list', (v) => ListToolsRequestSchema.safeParse(v)],
+]);
+
+const issueText = (issues: Array<{ path: PropertyKey[]; message: string }>) => issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`).join('; ');
 
 /** Why a request the SDK would refuse as internal has the wrong params (JSON-RPC -32602), or undefined. */
 function requestProblem(m: Message): string | undefined {
-  const r = REQUEST_SCHEMAS[m.method as string]?.safeParse(m);
+  const r = REQUEST_SCHEMAS.get(m.method as string)?.(m);
   if (!r || r.success) return undefined;
-  const issues = r.error!.issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`).join('; ');
-  return `${String(m.method)} ${issues} (see the MCP specification for its params, e.g. initialize takes {"protocolVersion", "capabilities", "clientInfo"}).`;
+  return `${String(m.method)} ${issueText(r.error!.issues)} (see the MCP specification for its params, e.g. initialize takes {"protocolVersion", "capabilities", "clientInfo"}).`;
+}
+
+/**
+ * Why the SDK's message schema refuses a message our envelope check let through, as a JSON-RPC
+ * error: a mistake inside `params` (e.g. `_meta.progressToken` given as an object) is -32602 naming
+ * the field; anything else about the message -32600. Never -32700: the body was valid JSON.
+ */
+function sdkSchemaProblem(m: Message): { code: number; problem: string } | undefined {
+  if (JSONRPCMessageSchema.safeParse(m).success) return undefined;
+  // The union's own issue says only "invalid input": the request or notification schema names the field.
+  const own = (m.method === undefined ? JSONRPCMessageSchema : 'id' in m ? JSONRPCRequestSchema : JSONRPCNotificationSchema).safeParse(m);
+  const issues = own.success ? [] : own.error.issues;
+  const inParams = issues.length > 0 && issues.every((i) => i.path[0] === 'params');
+  const text = issues.length ? issueText(issues) : 'the message matches no JSON-RPC message shape';
+  if (inParams) return { code: RPC.invalidParams, problem: `${String(m.method)} ${text} (_meta.progressToken is a string or an integer).` };
+  return { code: RPC.invalidRequest, problem: text };
 }
 
 /**
@@ -186,6 +223,84 @@ function checkListMeta(m: Message, ctx: ToolContext): void {
   if (isObject(args) && 'meta' in args) readCallMeta(args, { requireIdempotencyKey: false, allowLoopbackHttp: ctx.allowLoopbackHttp, advice: ctx.profileAdvice });
 }
 
+/** One message's fate: answered here (with the HTTP status a lone message gets), sent to the SDK, or dropped. */
+type Slot = { answer: object; status: number } | { send: JSONRPCMessage } | { drop: true };
+
+const refusal = (id: unknown, status: number, code: number, label: string, problem: string, dataCode: string): Slot => ({
+  status,
+  answer: rpcErrorBody(validId(id) ? id : null, code, `${label}: ${problem}`, { code: dataCode, content: problem }),
+});
+
+/**
+ * Classifies one message of a POST (docs/mcp.md "Batches and ids"). `seen` holds the request ids
+ * met so far: a repeated id is refused, so that each answer belongs to exactly one request. A
+ * notification that fails a params check is dropped: JSON-RPC never answers a notification.
+ */
+function classify(raw: unknown, seen: Set<string | number>, ctx: ToolContext): Slot {
+  const envelope = envelopeProblem(raw);
+  if (envelope) return refusal(isObject(raw) ? raw.id : null, 400, RPC.invalidRequest, 'Invalid Request', envelope, 'invalid_request');
+  const m = raw as Message;
+  const request = m.method !== undefined && 'id' in m;
+  if (request) {
+    const id = m.id as string | number;
+    if (seen.has(id)) return refusal(id, 400, RPC.invalidRequest, 'Invalid Request', `the id ${JSON.stringify(id)} is already used by an earlier request in this batch; give each request its own id.`, 'duplicate_id');
+    seen.add(id);
+  }
+  if (m.method !== undefined) {
+    const problem = m.method === 'tools/call' ? callParamsProblem(m) : request ? requestProblem(m) : undefined;
+    if (problem) return request ? refusal(m.id, 200, RPC.invalidParams, 'Invalid params', problem, 'invalid_params') : { drop: true };
+    if (m.method !== 'tools/call') {
+      try {
+        checkListMeta(m, ctx);
+      } catch (e) {
+        if (!request) return { drop: true };
+        if (e instanceof InvalidRequest) return refusal(m.id, 200, RPC.invalidParams, 'Invalid params', e.message, e.code);
+        if (!(e instanceof McpProtocolError)) throw e;
+        return { status: e.httpStatus, answer: rpcErrorBody(m.id as string | number, e.code, e.message, e.data) };
+      }
+    }
+  }
+  // The SDK's own message schema, as its transport applied it: the server classifies each message
+  // (request, notification, response) by the same schema, so every request gets its answer.
+  const sdk = sdkSchemaProblem(m);
+  if (sdk) {
+    if (m.method !== undefined && !request && sdk.code === RPC.invalidParams) return { drop: true };
+    const [label, dataCode] = sdk.code === RPC.invalidParams ? ['Invalid params', 'invalid_params'] : ['Invalid Request', 'invalid_request'];
+    return refusal(m.id, sdk.code === RPC.invalidParams ? 200 : 400, sdk.code, label, sdk.problem, dataCode);
+  }
+  return { send: m as JSONRPCMessage };
+}
+
+/** What the SDK's HTTP transport checked on the whole POST, or the refusal (docs/mcp.md). */
+function transportProblem(toSdk: JSONRPCMessage[], ctx: McpAuthContext): McpAnswer | undefined {
+  // A JSON body, a supported MCP-Protocol-Version after initialize, one initialize per POST. The
+  // Accept header is not checked: we always answer JSON, and JSON-only clients (the ucp CLI) must be served.
+  if (!isJsonContentType(ctx.headers.get('content-type'))) {
+    return jsonAnswer(415, rpcErrorBody(null, RPC.server, 'Unsupported Media Type: Content-Type must be application/json'));
+  }
+  const initialize = toSdk.some((m) => 'method' in m && m.method === 'initialize');
+  if (initialize && toSdk.length > 1) {
+    return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+  }
+  const version = ctx.headers.get('mcp-protocol-version');
+  if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonAnswer(400, rpcErrorBody(null, RPC.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
+  }
+  return undefined;
+}
+
+/** Runs messages through a pooled server; the server goes back to the pool whatever happens. */
+async function exchange(toSdk: JSONRPCMessage[], state: CallState): Promise<JSONRPCMessage[]> {
+  if (toSdk.length === 0) return [];
+  const pair = idle.pop() ?? (await connectedServer());
+  inUse++;
+  try {
+    return await pair.transport.exchange(toSdk, { authInfo: { token: '', clientId: 'ucp-agent', scopes: [], extra: { state } } });
+  } finally {
+    inUse--;
+    if (idle.length < POOL_MAX) idle.push(pair);
+  }
+}
 
 /** JSON-RPC methods named as themselves in metrics; any other is `unknown` (labels stay bounded). */
 const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'notifications/cancelled']);
@@ -215,67 +330,26 @@ export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Prom
     const content = messages.length === 0 ? 'An empty batch is not a JSON-RPC request.' : `A batch may hold at most ${MAX_BATCH} messages.`;
     return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, `Invalid Request: ${content}`, { code: 'invalid_request', content }));
   }
-  for (const m of messages) {
-    const problem = envelopeProblem(m);
-    if (problem) {
-      const id = isObject(m) && validId(m.id) ? m.id : null;
-      return jsonAnswer(400, rpcErrorBody(id, RPC.invalidRequest, `Invalid Request: ${problem}`, { code: 'invalid_request', content: problem }));
-    }
-  }
-  // Protocol checks that happen before the SDK: the shape of every request's params (the SDK would
-  // answer a malformed one as an internal error with its validation dump), meta on other methods.
-  for (const m of messages as Message[]) {
-    if (m.method === undefined) continue;
-    const id = validId(m.id) ? m.id : null;
-    const problem = m.method === 'tools/call' ? callParamsProblem(m) : 'id' in m ? requestProblem(m) : undefined;
-    if (problem) return jsonAnswer(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
-    if (m.method === 'tools/call') continue;
-    try {
-      checkListMeta(m, ctx);
-    } catch (e) {
-      if (e instanceof InvalidRequest) return jsonAnswer(200, rpcErrorBody(id, RPC.invalidParams, `Invalid params: ${e.message}`, { code: e.code, content: e.message }));
-      if (!(e instanceof McpProtocolError)) throw e;
-      return jsonAnswer(batch ? 200 : e.httpStatus, rpcErrorBody(id, e.code, e.message, e.data));
-    }
-  }
-
-  // What the SDK's HTTP transport checked, now that an in-process one carries the messages
-  // (exchange-transport.ts): a JSON body, a supported MCP-Protocol-Version after initialize, one
-  // initialize per POST. The Accept header is not checked: we always answer JSON, and JSON-only
-  // clients (the ucp CLI) must be served.
-  if (!isJsonContentType(ctx.headers.get('content-type'))) {
-    return jsonAnswer(415, rpcErrorBody(null, RPC.server, 'Unsupported Media Type: Content-Type must be application/json'));
-  }
-  // The SDK's own message schema, as its transport applied it: the server classifies each message
-  // (request, notification, response) by the same schema, so every request gets its answer.
-  const rpcMessages: JSONRPCMessage[] = [];
-  for (const m of messages) {
-    const r = JSONRPCMessageSchema.safeParse(m);
-    if (!r.success) return jsonAnswer(400, rpcErrorBody(null, RPC.parseError, 'Parse error: Invalid JSON-RPC message'));
-    rpcMessages.push(r.data);
-  }
-  const initialize = rpcMessages.some((m) => 'method' in m && m.method === 'initialize');
-  if (initialize && rpcMessages.length > 1) {
-    return jsonAnswer(400, rpcErrorBody(null, RPC.invalidRequest, 'Invalid Request: Only one initialization request is allowed'));
-  }
-  const version = ctx.headers.get('mcp-protocol-version');
-  if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return jsonAnswer(400, rpcErrorBody(null, RPC.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
-  }
+  // Each message on its own (JSON-RPC 2.0 §6): a bad one is answered with its error in its place
+  // and the others still run; a lone message keeps the HTTP status of its error.
+  const seen = new Set<string | number>();
+  const slots = messages.map((m) => classify(m, seen, ctx));
+  if (!batch && 'answer' in slots[0]) return jsonAnswer(slots[0].status, slots[0].answer);
+  const toSdk = slots.flatMap((s) => ('send' in s ? [s.send] : []));
+  const refused = transportProblem(toSdk, ctx);
+  if (refused) return refused;
 
   const state: CallState = { ctx, headers: {} };
-  const pair = idle.pop() ?? (await connectedServer());
-  let answers: JSONRPCMessage[];
-  try {
-    answers = await pair.transport.exchange(rpcMessages, { authInfo: { token: '', clientId: 'ucp-agent', scopes: [], extra: { state } } });
-  } finally {
-    if (idle.length < POOL_MAX) idle.push(pair);
+  const sdkAnswers = (await exchange(toSdk, state))[Symbol.iterator]();
+  const answers: string[] = [];
+  for (const s of slots) {
+    if ('answer' in s) answers.push(JSON.stringify(s.answer));
+    else if ('send' in s && 'id' in s.send && 'method' in s.send) answers.push(answerJson(sdkAnswers.next().value!));
   }
   // Only notifications and responses: accepted, nothing to answer (Streamable HTTP).
   if (answers.length === 0) return { status: 202, body: null, headers: {} };
   const status = !batch && state.httpStatus ? state.httpStatus : 200;
-  const json = batch ? `[${answers.map(answerJson).join(',')}]` : answerJson(answers[0]);
-  return { status, body: json, headers: { 'Content-Type': 'application/json', ...state.headers } };
+  return { status, body: batch ? `[${answers.join(',')}]` : answers[0], headers: { 'Content-Type': 'application/json', ...state.headers } };
 }
 
 /** Answer for GET/DELETE/other methods on /mcp: no SSE stream, no sessions (DIGEST §4). */

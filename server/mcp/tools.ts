@@ -258,7 +258,8 @@ export function inputSchemaOf(name: string): Record<string, unknown> | undefined
 export async function callTool(ctx: ToolContext, name: string, rawArgs: unknown) {
   const def = TOOLS.get(name);
   if (!def) {
-    const replacement = LEGACY_TOOLS[name];
+    // Own keys only: the tool name is the client's string (`constructor` is on every object).
+    const replacement = Object.hasOwn(LEGACY_TOOLS, name) ? LEGACY_TOOLS[name] : undefined;
     if (replacement) {
       throw new McpProtocolError(RPC.invalidParams, 200, {
         code: 'tool_renamed',

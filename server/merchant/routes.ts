@@ -23,7 +23,7 @@ import { listDeliveries, redeliver } from '../core/webhooks.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/webhook-endpoints.ts';
 import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
-import { authenticateBearer } from '../oauth/bearer.ts';
+import { authenticateBearer, issuer } from '../oauth/bearer.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
 import { merchantOpenApi } from './openapi.ts';
 
@@ -91,7 +91,7 @@ export function merchantRoutes() {
   const v = `/${API_VERSION}`;
 
   // The OpenAPI 3.1 document of this API (public: no token; server/merchant/openapi.ts).
-  r.get(`${v}/openapi.json`, (c) => c.json(merchantOpenApi(c.get('origin'), c.req.param('merchantId') ?? '')));
+  r.get(`${v}/openapi.json`, (c) => c.json(merchantOpenApi(issuer(c.get('config'), c.get('origin')), c.req.param('merchantId') ?? '')));
 
   // One group of routes per resource, each below.
   productRoutes(r, v);

@@ -81,6 +81,10 @@ const redirectLines = (text: string) => [...new Set(text.split(/\r?\n/).map((l) 
 export function adminRoutes() {
   const r = new Hono<AppEnv>();
 
+  // `/admin/` is how people type it (issue 29: a 404). One canonical address; a relative redirect,
+  // so the scheme and host a proxy put in front stay the browser's.
+  r.get('/admin/', (c) => c.redirect(`/admin${new URL(c.req.url).search}`, 301));
+
   r.get('/admin', async (c) => {
     const who = await signedIn(c);
     if (who) return seeOther(c, adminPath(who.user.merchantId));

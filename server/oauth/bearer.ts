@@ -5,11 +5,17 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
+import type { Config } from '../config.ts';
 import { lookupAccessToken, type AccessTokenInfo } from './model.ts';
 
 /** The issuer: `AUTH_URL` when configured (always in production), else the platform origin the request came to. */
 export function issuerOf(c: Context<AppEnv>): string {
-  return (c.get('config').authUrl ?? c.get('origin')).replace(/\/+$/, '');
+  return issuer(c.get('config'), c.get('origin'));
+}
+
+/** `issuerOf` from its parts, for contexts with more variables (the merchant API's). */
+export function issuer(config: Pick<Config, 'authUrl'>, requestOrigin: string): string {
+  return (config.authUrl ?? requestOrigin).replace(/\/+$/, '');
 }
 
 /** Bearer token from the Authorization header (RFC 6750 §2.1). */

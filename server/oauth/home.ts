@@ -9,15 +9,19 @@ import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { demoAgentProfileUrl } from '../core/ucp-profile.ts';
 import { layout } from './pages.ts';
 import { page } from './routes.ts';
+import { issuerOf } from './bearer.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const link = (href: string, text = href) => `<a href="${esc(href)}">${esc(text)}</a>`;
 
 export async function platformHome(c: Context<AppEnv>): Promise<Response> {
-  const origin = c.get('origin');
-  const { protocol, port } = new URL(origin);
+  // The platform's public address: AUTH_URL when set (always in production), never a stranger's Host.
+  const origin = issuerOf(c);
+  const { protocol, port } = new URL(c.get('origin'));
   const shops = await c.get('db').selectFrom('shops').select(['id', 'domain', 'name', 'protocol_enabled']).orderBy('domain').execute();
-  const shopOrigin = (domain: string) => `${protocol}//${domain}${port ? `:${port}` : ''}`;
+  // Shops are served on their own domains: https in production (core/webhook-endpoints.ts shopPublicOrigin), like this request in development.
+  const production = c.get('config').mode === 'production';
+  const shopOrigin = (domain: string) => (production ? `https://${domain}` : `${protocol}//${domain}${port ? `:${port}` : ''}`);
   const rows = shops.map((s) => {
     const o = shopOrigin(s.domain);
     const ucp = s.protocol_enabled

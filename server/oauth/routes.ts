@@ -63,10 +63,11 @@ export async function readForm(c: Context<AppEnv>): Promise<{ form: Record<strin
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) return { form: {} };
   const params = new URLSearchParams(await c.req.text());
-  const form: Record<string, string> = {};
+  // No prototype: the keys are the client's (`constructor` would look sent twice, `__proto__` would vanish).
+  const form: Record<string, string> = Object.create(null);
   let duplicate: string | undefined;
   for (const [k, v] of params) {
-    if (k in form) duplicate ??= k;
+    if (Object.hasOwn(form, k)) duplicate ??= k;
     const problem = textProblem(k) ?? textProblem(v);
     if (problem) throw new FormTextError(k, problem);
     form[k] = v;

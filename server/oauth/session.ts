@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppEnv } from '../http/env.ts';
 import { nowMs } from './clock.ts';
+import { issuerOf } from './bearer.ts';
 import { randomToken, safeEqual, sha256 } from '../lib/crypto.ts';
 
 export const SESSION_COOKIE = 'oauth_session';
@@ -26,7 +27,14 @@ export async function getSession(c: Context<AppEnv>): Promise<Session | null> {
   return { idHash: row.id_hash, userId: row.user_id, csrf: row.csrf };
 }
 
-const cookieOptions = (c: Context<AppEnv>) => ({ path: '/', httpOnly: true, sameSite: 'Lax' as const, secure: c.get('origin').startsWith('https:') });
+/**
+ * The platform's public origin: AUTH_URL's when set (always in production), else the request's.
+ * Behind a proxy that ends TLS the request we see is plain http while the browser is on https.
+ */
+const publicOrigin = (c: Context<AppEnv>) => new URL(issuerOf(c)).origin;
+
+/** `Secure` whenever the public origin is https (issue 29: it followed the inner http request). */
+const cookieOptions = (c: Context<AppEnv>) => ({ path: '/', httpOnly: true, sameSite: 'Lax' as const, secure: publicOrigin(c).startsWith('https:') || c.get('origin').startsWith('https:') });
 
 async function createSession(c: Context<AppEnv>, userId: string | null): Promise<Session> {
   const id = randomToken(32);
@@ -64,6 +72,6 @@ export async function endSession(c: Context<AppEnv>, session: Session): Promise<
 /** True when the form's token matches the session's and a present Origin header is our own. */
 export function csrfOk(c: Context<AppEnv>, session: Session, token: unknown): boolean {
   const origin = c.req.header('origin');
-  if (origin && origin !== 'null' && origin.toLowerCase() !== c.get('origin')) return false;
+  if (origin && origin !== 'null' && origin.toLowerCase() !== c.get('origin') && origin.toLowerCase() !== publicOrigin(c)) return false;
   return typeof token === 'string' && safeEqual(token, session.csrf);
 }

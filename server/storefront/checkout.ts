@@ -54,6 +54,27 @@ function notice(c: Context<AppEnv>, shop: Shop, text: string, back: string, stat
   return page(c, shop, say('co_title'), html`<h1>${say('co_title')}</h1><p role="alert">${text}</p><p><a href="${back}">${back === '/' ? say('shop_home') : say('co_back')}</a></p>`, { status });
 }
 
+/**
+ * Whether a POST comes from a page of this shop's own origin (issue 29: any site could post a cart
+ * of its own words, rendered under the shop's heading). A browser names the posting page in
+ * `Origin` (`Referer` where an old one does not) and says `Sec-Fetch-Site`; a foreign or opaque
+ * (`null`) one is refused. Hosts are compared, not schemes: behind a proxy that ends TLS the page
+ * is https and the request we see is http. A request naming no page is not a browser's, so it
+ * cannot put words in front of a shopper.
+ */
+function postedFromHere(c: Context<AppEnv>): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin') return false;
+  const from = c.req.header('origin') ?? c.req.header('referer');
+  if (from === undefined) return true;
+  try {
+    const u = new URL(from);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.host === new URL(c.get('origin')).host;
+  } catch {
+    return false; // `null` and anything else that names no origin
+  }
+}
+
 export function checkoutRoutes() {
   const app = new Hono<AppEnv>();
 
@@ -93,6 +114,9 @@ ${Object.entries(h.fields).map(([k, v]) => html`<input type="hidden" name="${k}"
     const shop = c.get('shop');
     if (!shop) return next();
     const say = storeWords(prefsOf(c, shop).language);
+    if (!postedFromHere(c)) {
+      return page(c, shop, say('hp_title'), html`<h1>${say('hp_title')}</h1><p role="alert">${say('hp_bad')}</p><p><a href="/">${say('shop_home')}</a></p>`, { status: 403 });
+    }
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     let cart: HandoffCart | null = null;
     try {

@@ -44,7 +44,7 @@ export interface PageOptions {
   ancestors?: string[];
   /** Origins a form on the page may post to (the checkout handoff). */
   formTargets?: string[];
-  status?: 200 | 404 | 410 | 409 | 400;
+  status?: 200 | 404 | 410 | 409 | 400 | 403;
   withHeader?: boolean;
   cartButton?: boolean;
   /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`). */

@@ -75,13 +75,15 @@ export function fieldErrors(
   sent: Array<{ id: string }> = [],
   text: (m: Message, id: string) => string = (m) => m.content,
 ): Record<string, string> {
-  const out: Record<string, string> = {};
+  // A Map while collecting: the keys are ids the request chose (`constructor` is on every object).
+  const out = new Map<string, string>();
   for (const m of messages) {
     const hit = m.type === 'error' && m.path ? LINE_RE.exec(m.path) : null;
     if (!hit || +hit[1] !== line) continue;
     const key = hit[2] !== undefined ? (sent[+hit[2]]?.id ?? '') : (/^'([^']+)'/.exec(m.content)?.[1] ?? '');
     const s = text(m, key);
-    out[key] = out[key] ? `${out[key]} ${s}` : s;
+    const before = out.get(key);
+    out.set(key, before ? `${before} ${s}` : s);
   }
-  return out;
+  return Object.fromEntries(out);
 }

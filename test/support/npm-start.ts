@@ -31,7 +31,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The user's environment, without what the test runner or the suite put there. */
-function userEnv(): NodeJS.ProcessEnv {
+export function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (/^(VITEST|TEST_|UCP_|NODE_ENV$|DATABASE_URL$|PORT$|DATA_DIR$|HOST$|SEED_DEMO$|TRUST_PROXY$|AUTH_URL$|ACCESS_LOG$|NODE_OPTIONS$)/.test(k)) continue;

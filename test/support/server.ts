@@ -28,11 +28,13 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const testDb = base && overrides.databaseUrl === undefined ? await createTestDatabase(base) : undefined;
   let running: RunningServer;
   try {
-    // Production refuses to start without an issuer (AUTH_URL); production-mode tests get a placeholder unless they name one.
+    // Production refuses to start without an issuer (AUTH_URL) or a key encryption secret; production-mode
+    // tests get placeholders unless they name their own.
     const issuer = overrides.mode === 'production' && !('authUrl' in overrides) ? { authUrl: 'https://accounts.test.example' } : {};
+    const secret = overrides.mode === 'production' && !('keyEncryptionSecret' in overrides) ? { keyEncryptionSecret: 'test-only key encryption secret, 32+ characters long' } : {};
     // A suite is one client by design (hundreds of carts from 127.0.0.1): transport budgets are off
     // unless a test turns them on (test/transport-limits.test.ts does).
-    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', transportRateLimits: false, ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...issuer, ...overrides });
+    running = await startServer({ port: 0, host: '127.0.0.1', dataDir: 'memory://', transportRateLimits: false, ...(testDb ? { databaseUrl: testDb.url } : { databaseUrl: undefined }), ...issuer, ...secret, ...overrides });
   } catch (e) {
     await testDb?.drop();
     throw e;

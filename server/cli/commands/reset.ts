@@ -14,7 +14,8 @@ export const reset: Command = {
   its catalog again from its seed file: the demo data for a demo shop, or --catalog FILE (products
   added since are removed). Keys, webhook endpoints and apps are kept.
   With the embedded database, stop the server first (or use the running server's development
-  endpoint, POST http://localhost:PORT/dev/shops/SHOP_ID/reset; docs/cli.md).`,
+  endpoint, POST http://localhost:PORT/dev/shops/SHOP_ID/reset with Content-Type: application/json;
+  docs/cli.md).`,
   options: { shop: { type: 'string' }, catalog: { type: 'string' } },
   async run({ values, io }) {
     required(values, 'shop');
@@ -34,7 +35,7 @@ export const reset: Command = {
         if (e instanceof ZodError) throw new CliError(`${values.catalog}: not a valid catalog file (${e.issues[0]?.path.join('.')}: ${e.issues[0]?.message})`);
         throw e;
       }
-    }, `To reset through the running server: curl -X POST http://localhost:${io.env.PORT || 8080}/dev/shops/${values.shop}/reset`);
+    }, `To reset through the running server: curl -X POST -H 'Content-Type: application/json' http://localhost:${io.env.PORT || 8080}/dev/shops/${values.shop}/reset`);
     if (values.json) {
       io.out(JSON.stringify(summary, null, 2));
       return;

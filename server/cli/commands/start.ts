@@ -8,7 +8,8 @@ export const start: Command = {
 
   Starts the server with the environment's settings (README "Settings"): PORT (8080), HOST
   (127.0.0.1), DATA_DIR (.data), DATABASE_URL, NODE_ENV, SEED_DEMO, ... --port and --host override
-  PORT and HOST. Serves dist/host.js as built (npm start builds it first). Stops on Ctrl-C.`,
+  PORT and HOST. Serves dist/host.js as built (npm start builds it first). Stops cleanly on Ctrl-C or
+  SIGTERM (requests in flight finish, the database closes); a second signal exits at once.`,
   options: { port: { type: 'string' }, host: { type: 'string' } },
   async run({ values, io }) {
     if (values.json) throw new UsageError('start has no --json output');
