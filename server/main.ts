@@ -14,7 +14,8 @@ import { allowInsecureProfiles } from './http/authenticate.ts';
 export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = (line) => serverLog.plain(line)) {
   const running = await startServer(overrides).catch((e: unknown) => {
     if (!(e instanceof ConfigError)) throw e;
-    serverLog.error('server', 'not starting', { err: e.message });
+    // One plain line for the person starting it (no timestamp, no stack): what to set, then exit 2.
+    console.error(`Not starting: ${e.message}`);
     process.exit(2);
   });
   const { port, config } = running;
