@@ -1,0 +1,116 @@
+/**
+ * Many shops in one process (issue 31 point 1): start time and resident memory of a server over a
+ * platform of many small shops, and search latency for a hot shop (its index in memory) beside
+ * evicted ones (answered in SQL while their index is rebuilt on demand).
+ *
+ *   DATABASE_URL=postgres://… npx tsx bench/many-shops.ts        # 500 shops × 200 products
+ *   BENCH_SHOPS=50 npx tsx bench/many-shops.ts                   # embedded database in a temp dir
+ *
+ * BENCH_SHOPS (500), BENCH_SHOP_PRODUCTS (200), BENCH_SECONDS (5 per search case), BENCH_PARTS
+ * (`start,search`). Shops already loaded in the database are kept (a second run measures at once).
+ * Modest on purpose: 4 connections, one server at a time.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { openDatabase } from '../server/db/index.ts';
+import { prepareDatabase } from '../server/seed/prepare.ts';
+import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { freePort, measure, startChild, stop } from './support.ts';
+import { SEARCH_QUERIES } from './search.ts';
+
+const SHOPS = Number(process.env.BENCH_SHOPS ?? 500);
+const PRODUCTS = Number(process.env.BENCH_SHOP_PRODUCTS ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const PARTS = (process.env.BENCH_PARTS ?? 'start,search').split(',');
+const host = (i: number) => `m${i}.localhost`;
+
+async function loadShops(target: { databaseUrl?: string; dataDir: string }): Promise<void> {
+  const db = await openDatabase(target);
+  try {
+    await prepareDatabase(db, { demo: false, accounts: false });
+    // A shop whose load was interrupted has fewer products: loaded again (loads are upserts).
+    const counts = await db.selectFrom('products').select(['shop_id', db.fn.countAll<number>().as('n')]).groupBy('shop_id').execute();
+    const have = new Set(counts.filter((r) => Number(r.n) >= PRODUCTS).map((r) => r.shop_id));
+    const t0 = performance.now();
+    let loaded = 0;
+    for (let i = 0; i < SHOPS; i++) {
+      if (have.has(`shop_m${i}`)) continue;
+      await loadCatalogFile(db, generateCatalog({ products: PRODUCTS, shopId: `shop_m${i}`, domain: host(i), name: `Shop ${i}`, seed: i + 1 }));
+      loaded++;
+    }
+    if (loaded) console.log(`  loaded ${loaded} shops × ${PRODUCTS} products in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    await db.destroy();
+  }
+}
+
+const residentMb = (pid: number | undefined) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function startServer(env: Record<string, string>) {
+  return startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { HOST: '127.0.0.1', UCP_RATE_LIMITS: 'off', SEED_DEMO: '0', ...env }, /listening on/);
+}
+
+/** Time to `listening`, and the resident set then and after 6 s idle (where warming used to show). */
+async function startCase(env: Record<string, string>): Promise<void> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = await startServer({ ...env, PORT: String(port) });
+  const ms = performance.now() - t0;
+  const atListen = residentMb(child.pid);
+  await sleep(6_000);
+  console.log(`  start: listening after ${(ms / 1000).toFixed(2)} s; RSS ${atListen} MB then, ${residentMb(child.pid)} MB 6 s later (idle)`);
+  await stop(child);
+}
+
+/** p50/p99 of searches over `shops` in turn (the hosts rotate per request), 4 connections. */
+async function searchCase(label: string, env: Record<string, string>, shops: number[]): Promise<void> {
+  const port = await freePort();
+  const child = await startServer({ ...env, PORT: String(port) });
+  try {
+    let i = 0;
+    const result = await measure({
+      url: `http://127.0.0.1:${port}`,
+      connections: 4,
+      duration: SECONDS,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/ucp/catalog/search',
+          setupRequest: (req: any) => {
+            const n = i++;
+            return { ...req, headers: { ...req.headers, host: host(shops[n % shops.length]), 'content-type': 'application/json' }, body: JSON.stringify({ query: SEARCH_QUERIES[n % SEARCH_QUERIES.length], limit: 10 }) };
+          },
+        },
+      ],
+    });
+    const bad = result.non2xx + result.errors ? ` (${result.non2xx} non-2xx, ${result.errors} errors)` : '';
+    console.log(`  search, ${label}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; RSS ${residentMb(child.pid)} MB${bad}`);
+  } finally {
+    await stop(child);
+  }
+}
+
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const dataDir = databaseUrl ? 'memory://' : mkdtempSync(join(tmpdir(), 'ucp-bench-shops-'));
+const target: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir, DATABASE_URL: '' };
+try {
+  console.log(`== ${SHOPS} shops × ${PRODUCTS} products, ${databaseUrl ? 'PostgreSQL' : 'embedded database'}`);
+  await loadShops({ databaseUrl, dataDir });
+  if (PARTS.includes('start')) for (let round = 0; round < 2; round++) await startCase(target);
+  if (PARTS.includes('search')) {
+    // Hot: one shop, indexed after its first search (the 2 s warm-up). Evicted: every shop in turn
+    // with room for 4 indexes, so each search finds its shop evicted (SQL, and a rebuild started).
+    // SQL only (budget 0): the same rotation with no index at all.
+    await searchCase('hot shop (index)', { ...target, SEARCH_INDEX_BUDGET_MB: '256' }, [0]);
+    const oneShopMb = (PRODUCTS * 600) / 2 ** 20; // above the ~450 bytes a generated product takes
+    await searchCase(`every shop in turn, room for 4 indexes (evicted)`, { ...target, SEARCH_INDEX_BUDGET_MB: (4 * oneShopMb).toFixed(3) }, [...Array(SHOPS).keys()]);
+    await searchCase('every shop in turn, budget 0 (SQL only)', { ...target, SEARCH_INDEX_BUDGET_MB: '0' }, [...Array(SHOPS).keys()]);
+  }
+} finally {
+  if (!databaseUrl) rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(0);
