@@ -48,21 +48,27 @@ async function loadShops(target: { databaseUrl?: string; dataDir: string }): Pro
 }
 
 const residentMb = (pid: number | undefined) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+/** CPU seconds the process has used (user + system; /proc clock ticks at 100 Hz). */
+const cpuSeconds = (pid: number | undefined) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startServer(env: Record<string, string>) {
   return startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { HOST: '127.0.0.1', UCP_RATE_LIMITS: 'off', SEED_DEMO: '0', ...env }, /listening on/);
 }
 
-/** Time to `listening`, and the resident set then and after 6 s idle (where warming used to show). */
+/** Time to `listening`, and the resident set and CPU used then and over 6 s idle (where warming used to show). */
 async function startCase(env: Record<string, string>): Promise<void> {
   const port = await freePort();
   const t0 = performance.now();
   const child = await startServer({ ...env, PORT: String(port) });
   const ms = performance.now() - t0;
   const atListen = residentMb(child.pid);
+  const cpu = cpuSeconds(child.pid);
   await sleep(6_000);
-  console.log(`  start: listening after ${(ms / 1000).toFixed(2)} s; RSS ${atListen} MB then, ${residentMb(child.pid)} MB 6 s later (idle)`);
+  console.log(`  start: listening after ${(ms / 1000).toFixed(2)} s (CPU ${cpu.toFixed(1)} s); RSS ${atListen} MB then, ${residentMb(child.pid)} MB 6 s later, idle (CPU ${(cpuSeconds(child.pid) - cpu).toFixed(1)} s meanwhile)`);
   await stop(child);
 }
 

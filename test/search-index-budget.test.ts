@@ -21,11 +21,15 @@ const [A, B, C, D] = [shop('qa', 60), shop('qb', 60), shop('qc', 60), shop('qd',
 const QUERIES = ['linen', 'stoneware bowl', 'lamp -modern', 'vintage or kraft', 'cozy', 'zzqx'];
 
 let s: TestServer;
+const THRASH_WINDOW = indexTuning.thrashWindowMs;
 beforeAll(async () => {
   s = await startTestServer();
+  // These tests evict on purpose, faster than the thrashing guard allows (its own test turns it on).
+  indexTuning.thrashWindowMs = 0;
 }, 60_000);
 afterAll(async () => {
   indexTuning.enabled = true;
+  indexTuning.thrashWindowMs = THRASH_WINDOW;
   await s?.close();
 });
 
@@ -180,6 +184,37 @@ describe('search indexes within a memory budget', () => {
     expect(searchIndexStats()).toMatchObject({ bytes: sum, shops: live.length });
     expect(searchIndexStats().bytes).toBeLessThanOrEqual(indexTuning.budgetBytes);
   }, 60_000);
+
+  it('thrashing (more evictions within a minute than live indexes): new builds wait, the indexes in memory stay, answers the same', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    indexTuning.thrashWindowMs = 60_000;
+    try {
+      // Room for two of A, B, C, searched in turn: every build evicts, until the guard holds builds.
+      let held: typeof A | undefined;
+      for (let i = 0; i < 12 && !held; i++) {
+        const x = [A, B, C][i % 3];
+        if (indexedShops(s.db).includes(x.id)) continue;
+        if (!(await readyCatalogIndex(s.db, x.id))) held = x;
+      }
+      expect(held).toBeDefined();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/indexes evicted within 60 s: the shops searched do not fit SEARCH_INDEX_BUDGET_MB/);
+      const kept = indexedShops(s.db);
+      expect(kept).toHaveLength(2);
+      const evictions = searchIndexStats().evictions;
+      expect(await answers(held!.host)).toEqual(await sqlAnswers(held!.host));
+      for (const x of [A, B, C]) await answers(x.host, ['linen']);
+      expect(indexedShops(s.db).sort()).toEqual([...kept].sort());
+      expect(searchIndexStats().evictions).toBe(evictions);
+      expect(warn).toHaveBeenCalledTimes(1); // once per episode
+      // Once the window has passed, builds resume.
+      indexTuning.thrashWindowMs = 0;
+      expect(await readyCatalogIndex(s.db, held!.id)).toBeDefined();
+    } finally {
+      indexTuning.thrashWindowMs = 0;
+      warn.mockRestore();
+    }
+  });
 
   it('budget 0: no index at all, every search in SQL', async () => {
     const referenceB = await sqlAnswers(B.host);

@@ -45,6 +45,19 @@ export const indexTuning = {
    * burst of searches over many cold shops does not take every database connection from requests.
    */
   concurrentBuilds: 2,
+  /**
+   * Builds a search may start while this many are pending (running or waiting); past it the shop
+   * stays in SQL and its next search asks again. When the shops searched do not fit the budget,
+   * each search of an evicted shop would otherwise queue a build whose index is soon evicted again.
+   */
+  pendingBuilds: 4,
+  /**
+   * Thrashing: more evictions within this window than there are live indexes (at least 4) means the
+   * shops being searched do not fit the budget, and each rebuild would only evict another index
+   * about to be searched. New builds then wait (their shops are searched in SQL, as cheaply as
+   * without an index; measured in docs/benchmarks.md) and the indexes in memory stay.
+   */
+  thrashWindowMs: 60_000,
 };
 
 /** A catalog write listing more products than this logs "rebuild" instead of the list. */
@@ -97,6 +110,19 @@ function entryOf(db: DB, shopId: string): Entry {
 const live = new Set<Entry>();
 let liveBytes = 0;
 let evictions = 0;
+/** Times of the evictions within `indexTuning.thrashWindowMs`, oldest first. */
+const recentEvictions: number[] = [];
+let thrashWarned = false;
+
+function thrashing(now: number): boolean {
+  while (recentEvictions.length && now - recentEvictions[0] >= indexTuning.thrashWindowMs) recentEvictions.shift();
+  const yes = recentEvictions.length > Math.max(4, live.size);
+  if (yes && !thrashWarned) {
+    console.warn(`[search-index] ${recentEvictions.length} indexes evicted within ${indexTuning.thrashWindowMs / 1000} s: the shops searched do not fit SEARCH_INDEX_BUDGET_MB (${(indexTuning.budgetBytes / 2 ** 20).toFixed(0)} MB); new builds wait and those shops are searched in SQL (docs/deploy.md)`);
+  }
+  thrashWarned = yes;
+  return yes;
+}
 
 /** Bytes and shops of the live indexes, and indexes evicted for the budget since start (for metrics). */
 export function searchIndexStats(): { bytes: number; shops: number; evictions: number } {
@@ -149,6 +175,8 @@ function fitBudget(): void {
     if (liveBytes <= indexTuning.budgetBytes) return;
     install(e, undefined);
     evictions++;
+    recentEvictions.push(Date.now());
+    if (recentEvictions.length > 10_000) recentEvictions.shift();
   }
 }
 
@@ -170,6 +198,7 @@ export function dropCatalogIndexes(db: DB): void {
 }
 
 /** At most `indexTuning.concurrentBuilds` builds at once; the rest queue in order. */
+let buildsPending = 0;
 let buildsRunning = 0;
 const buildQueue: Array<() => void> = [];
 async function withBuildSlot<T>(work: () => Promise<T>): Promise<T> {
@@ -260,10 +289,13 @@ async function rebuild(db: DB, shopId: string, e: Entry): Promise<void> {
 function buildInBackground(db: DB, shopId: string, e: Entry): void {
   install(e, undefined);
   e.building = true;
-  serialize(e, () => rebuild(db, shopId, e)).catch((err) => {
-    e.failedAt = Date.now();
-    console.error('[search-index] build failed', shopId, (err as Error).message);
-  });
+  buildsPending++;
+  serialize(e, () => rebuild(db, shopId, e))
+    .catch((err) => {
+      e.failedAt = Date.now();
+      console.error('[search-index] build failed', shopId, (err as Error).message);
+    })
+    .finally(() => buildsPending--);
 }
 
 /** Brings the index up to the shop's current version (one query when nothing changed). */
@@ -311,7 +343,8 @@ export async function catalogIndex(db: DB, shopId: string): Promise<SearchIndex 
   const e = entryOf(db, shopId);
   if (!e.index) {
     const now = Date.now();
-    if (!e.building && now - e.failedAt >= BUILD_RETRY_MS && now - e.oversizeAt >= OVERSIZE_RETRY_MS) buildInBackground(db, shopId, e);
+    const due = !e.building && now - e.failedAt >= BUILD_RETRY_MS && now - e.oversizeAt >= OVERSIZE_RETRY_MS;
+    if (due && buildsPending < indexTuning.pendingBuilds && !thrashing(now)) buildInBackground(db, shopId, e);
     return undefined;
   }
   touch(e);
