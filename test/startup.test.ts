@@ -3,6 +3,14 @@
  * development; nothing in production unless SEED_DEMO=1 asks for them.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../server/db/index.ts';
+import { prepareDatabase } from '../server/seed/prepare.ts';
+import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { main } from '../server/main.ts';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from './support/server.ts';
 import { checkConfig, loadConfig } from '../server/config.ts';
@@ -46,6 +54,27 @@ describe('PostgreSQL pool size', () => {
     expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '2' }))).not.toThrow();
     expect(() => checkConfig(loadConfig({}))).not.toThrow();
   });
+});
+
+describe('the start-up banner', () => {
+  it('names the first 20 shops and counts the rest: a platform of thousands starts as fast as one of three', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ucp-banner-'));
+    try {
+      const db = await openDatabase({ dataDir, durableCommits: false });
+      await prepareDatabase(db, { demo: false, accounts: false });
+      for (let i = 0; i < 23; i++) await loadCatalogFile(db, generateCatalog({ products: 1, shopId: `shop_b${i}`, domain: `b${String(i).padStart(2, '0')}.localhost`, name: `B${i}` }));
+      await db.destroy();
+      const lines: string[] = [];
+      const running = await main({ port: 0, host: '127.0.0.1', dataDir, databaseUrl: undefined, durableCommits: false, seedDemo: false, transportRateLimits: false }, (line) => lines.push(line));
+      await running.close();
+      const banner = lines.join('\n');
+      expect(banner).toMatch(/b19\.localhost/);
+      expect(banner).not.toMatch(/b20\.localhost/);
+      expect(banner).toMatch(/… and 3 more shops/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('search index budget', () => {

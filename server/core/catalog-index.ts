@@ -28,7 +28,7 @@ import { catalogChanged } from './product-cache.ts';
 import { SearchIndex, type IndexRow } from './search-index.ts';
 import { parseTsQuery, type TsQuery } from './tsquery.ts';
 
-/** SEARCH_INDEX_BUDGET_MB's default (config.ts): about 600,000 generated products' indexes. */
+/** SEARCH_INDEX_BUDGET_MB's default (config.ts): about 250,000 generated products (1-2 KB each; docs/deploy.md). */
 export const DEFAULT_INDEX_BUDGET_MB = 256;
 
 export const indexTuning = {
@@ -118,7 +118,7 @@ function thrashing(now: number): boolean {
   while (recentEvictions.length && now - recentEvictions[0] >= indexTuning.thrashWindowMs) recentEvictions.shift();
   const yes = recentEvictions.length > Math.max(4, live.size);
   if (yes && !thrashWarned) {
-    console.warn(`[search-index] ${recentEvictions.length} indexes evicted within ${indexTuning.thrashWindowMs / 1000} s: the shops searched do not fit SEARCH_INDEX_BUDGET_MB (${(indexTuning.budgetBytes / 2 ** 20).toFixed(0)} MB); new builds wait and those shops are searched in SQL (docs/deploy.md)`);
+    console.warn(`[search-index] ${recentEvictions.length} indexes evicted within ${indexTuning.thrashWindowMs / 1000} s: the shops searched do not fit SEARCH_INDEX_BUDGET_MB (${(indexTuning.budgetBytes / 2 ** 20).toFixed(1)} MB); new builds wait and those shops are searched in SQL (docs/deploy.md)`);
   }
   thrashWarned = yes;
   return yes;

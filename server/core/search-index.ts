@@ -80,9 +80,9 @@ export class SearchIndex {
     return this.ordinalOf.size;
   }
 
-  /** Estimated bytes of the payload (what `stats()` counts), without walking it: catalog-index.ts budgets by it. */
+  /** Estimated bytes of memory (what `stats()` counts), without walking it: catalog-index.ts budgets by it. */
   get bytes(): number {
-    return this.payload;
+    return Math.round(this.payload * HEAP_PER_PAYLOAD);
   }
 
   private append(row: IndexRow): number {
@@ -219,10 +219,16 @@ export class SearchIndex {
       }
     }
     for (const id of this.ids) bytes += productBytes(id);
-    return { products: this.size, lexemes: this.body.size, postings, bytes };
+    return { products: this.size, lexemes: this.body.size, postings, bytes: Math.round(bytes * HEAP_PER_PAYLOAD) };
   }
 }
 
+/**
+ * The payload below counts keys, lists and per-product fields; what V8 holds for them (map tables
+ * and their slack, typed-array objects, the id→ordinal map, array growth) measured 1.8-2.2 times it
+ * (JS heap + array buffers after GC, generated catalogs of 200-20,000 products; docs/deploy.md).
+ */
+const HEAP_PER_PAYLOAD = 2;
 /** A posting list's share: key (header + one byte per character), map entry, and for lists the array and its header. */
 const entryBytes = (lexeme: string, p: Postings): number => 16 + lexeme.length + 24 + (typeof p === 'number' ? 0 : p.byteLength + 64);
 /** A product's: its id, and its position, prices, category pointer and live flag. */
