@@ -10,14 +10,13 @@
 import { createServer } from 'node:http';
 import { sql } from 'kysely';
 import { openDatabase } from '../server/db/index.ts';
-import { catalogIndex, parseQuery, warmCatalogIndexes } from '../server/core/catalog-index.ts';
+import { parseQuery, readyCatalogIndex } from '../server/core/catalog-index.ts';
 
 const [dataDir, port, shopId, mode] = process.argv.slice(2);
 const prebuilt = mode === 'prebuilt';
 const db = await openDatabase({ dataDir });
 const t0 = performance.now();
-await warmCatalogIndexes(db);
-const index = (await catalogIndex(db, shopId))!;
+const index = (await readyCatalogIndex(db, shopId))!;
 const docs = new Map<string, unknown>();
 for (let after = -1; ; ) {
   const rows = (await sql<{ id: string; position: number; doc: string }>`select id, position, doc::text as doc from products where shop_id = ${shopId} and position > ${after} order by position limit 10000`.execute(db)).rows;

@@ -1,6 +1,6 @@
 /** Shared pieces of the benchmarks: child-process servers, autocannon runs, result rows. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import autocannon from 'autocannon';
 
 export interface Row {
@@ -94,6 +94,32 @@ export function startChild(cmd: string, args: string[], env: Record<string, stri
       if (marker.test(out)) resolve(child);
     });
     child.on('exit', (code) => reject(new Error(`${cmd} exited with ${code}: ${out}`)));
+  });
+}
+
+/** Resolves once the child's output (from its start) matches `marker`. */
+export function waitForOutput(child: ChildProcess, marker: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!marker.test(childOutput(child))) return;
+      child.stdout!.off('data', check);
+      resolve();
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before printing ${marker}: ${childOutput(child)}`)));
+    check();
+  });
+}
+
+/** One JSON POST with a Host header (fetch may not set Host); resolves with the status. */
+export function postJson(url: string, host: string, path: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
   });
 }
 

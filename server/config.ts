@@ -71,6 +71,13 @@ export interface Config {
    * writes by other processes, so how stale their writes may be here (default 100; docs/ucp.md).
    */
   searchIndexCheckMs?: number;
+  /**
+   * SEARCH_INDEX_BUDGET_MB: megabytes (MiB) all of a process's in-memory search indexes may hold;
+   * past it the least recently searched shops' indexes are evicted and rebuilt on demand (default
+   * 256; 0: no in-memory index, every search in SQL; docs/deploy.md). Not a number: NaN here,
+   * refused by checkConfig.
+   */
+  searchIndexBudgetMb?: number;
   /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/webhooks.ts defaults). */
   webhooks: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number; leaseMs?: number };
   /** Switches set to a value that is not one of FLAG_VALUES: checkConfig refuses to start. */
@@ -110,6 +117,12 @@ function positive(value: string | undefined): number | undefined {
   return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/** Unset or empty: undefined (the default applies); digits with an optional fraction: that; else NaN (refused). */
+function megabytes(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const production = env.NODE_ENV === 'production';
@@ -135,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
     keyEncryptionSecret: env.KEY_ENCRYPTION_SECRET || undefined,
     searchIndexCheckMs: positive(env.SEARCH_INDEX_CHECK_MS),
+    searchIndexBudgetMb: megabytes(env.SEARCH_INDEX_BUDGET_MB),
     webhooks: { pollMs: positive(env.WEBHOOK_POLL_MS), retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS), maxAttempts: positive(env.WEBHOOK_MAX_ATTEMPTS), leaseMs: positive(env.WEBHOOK_LEASE_MS) },
     ...(problems.length ? { settingProblems: problems } : {}),
   };
@@ -185,6 +199,10 @@ export function checkConfig(config: Config): void {
   // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).
   if (config.pgPoolSize !== undefined && (!Number.isInteger(config.pgPoolSize) || config.pgPoolSize < 2)) {
     problems.push(`PG_POOL_SIZE must be a whole number of at least 2: migrations at start hold one connection for their lock while they run on another (got ${config.pgPoolSize}).`);
+  }
+  const budget = config.searchIndexBudgetMb;
+  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0)) {
+    problems.push('SEARCH_INDEX_BUDGET_MB must be a number of megabytes, 0 or more: what all in-memory search indexes of a process may hold, e.g. 256 (0: no index, every search in SQL; docs/deploy.md).');
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));
 }

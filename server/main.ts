@@ -11,6 +11,9 @@ import { demoCredentialsText } from './seed/accounts.ts';
 import { demoAgentProfileUrl } from './core/ucp-profile.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
+/** Shops the start-up banner lists by name. */
+const BANNER_SHOPS = 20;
+
 export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = (line) => serverLog.plain(line)) {
   const running = await startServer(overrides).catch((e: unknown) => {
     if (!(e instanceof ConfigError)) throw e;
@@ -19,15 +22,20 @@ export async function main(overrides: Partial<Config> = {}, log: (line: string) 
     process.exit(2);
   });
   const { port, config } = running;
-  const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').execute();
+  // A platform of thousands of shops lists the first few: start time does not grow with the shops.
+  const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').limit(BANNER_SHOPS + 1).execute();
   log(`UCP storefront listening on http://${config.host}:${port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`})`);
   if (!shops.length) log('  no shops yet: load one with `npx ucp-storefront seed FILE` (docs/catalog-format.md), or `npx ucp-storefront seed --demo` for the demo shops');
   // Public addresses: in production the shops' own https domains and AUTH_URL (TLS ends in front of
   // us), never this process's listening address; in development the local ones.
   const production = config.mode === 'production';
-  for (const s of shops) {
+  for (const s of shops.slice(0, BANNER_SHOPS)) {
     const base = production ? `https://${s.domain}` : `http://${s.domain}:${port}`;
     log(`  ${s.domain.padEnd(20)} ${base}/  discovery ${base}/.well-known/ucp${s.protocol_enabled ? '' : ' (protocol off: 404)'}`);
+  }
+  if (shops.length > BANNER_SHOPS) {
+    const { n } = await running.db.selectFrom('shops').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    log(`  … and ${Number(n) - BANNER_SHOPS} more shops`);
   }
   log(`  platform             ${config.authUrl ?? `http://localhost:${port}`}/  (account service and merchant API)`);
   // The demo agent's origin is served in development only (server/app.ts).

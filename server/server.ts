@@ -12,7 +12,7 @@ import { watchDatabase } from './http/metrics.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts.ts';
 import { startWebhookWorker } from './core/webhooks.ts';
-import { indexTuning, warmCatalogIndexes } from './core/catalog-index.ts';
+import { DEFAULT_INDEX_BUDGET_MB, dropCatalogIndexes, indexTuning, setSearchIndexBudget } from './core/catalog-index.ts';
 import { useKeyEncryptionSecret } from './core/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
 
@@ -51,6 +51,9 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   await prepareDatabase(db, { demo: opts.seed !== false && demoShops(config), accounts: opts.seed !== false && config.mode === 'development' });
   // This build's host.js files join the archive that keeps earlier builds' files answering.
   await ensurePublished(db);
+  // No index is built here: a shop's is built in the background when it is first searched (its
+  // searches ask the database meanwhile), so start time and idle memory do not grow with the shops.
+  setSearchIndexBudget((config.searchIndexBudgetMb ?? DEFAULT_INDEX_BUDGET_MB) * 2 ** 20);
   const { listener, drain } = createRequestListener({ db, config });
   const unwatch = watchDatabase(db); // /metrics reads its pool, search indexes and webhook queue
   const server: Server = createServer(listener);
@@ -64,13 +67,6 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   const port = (server.address() as AddressInfo).port;
   const stopPurge = startCartPurge(db);
   if (config.searchIndexCheckMs) indexTuning.checkEveryMs = config.searchIndexCheckMs;
-  // Search indexes are built in the background: until a shop's is ready, its searches ask the database.
-  let closing = false;
-  warmCatalogIndexes(db)
-    .then((built) => {
-      for (const b of built) if (b.products >= 10_000) log.info('search-index', `${b.shopId}: ${b.products} products indexed in ${(b.ms / 1000).toFixed(1)} s (${(b.bytes / 1e6).toFixed(1)} MB)`);
-    })
-    .catch((err) => closing || log.error('search-index', 'building the indexes failed', { err }));
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
   const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });
   return {
@@ -79,7 +75,6 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     port,
     url: `http://${config.host}:${port}`,
     async close() {
-      closing = true;
       stopPurge();
       await webhooks.stop();
       // Stop accepting, let the handlers in flight finish (a client that hung up does not stop its
@@ -91,6 +86,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
       await closed;
       unwatch();
       await db.destroy();
+      dropCatalogIndexes(db);
     },
   };
 }

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { loadCatalogFile, upsertProducts, deleteProduct } from '../server/core/catalog-store.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { searchTuning } from '../server/core/catalog.ts';
-import { catalogIndex, indexTuning, parseQuery, warmCatalogIndexes } from '../server/core/catalog-index.ts';
+import { catalogIndex, indexTuning, parseQuery, readyCatalogIndex } from '../server/core/catalog-index.ts';
 import { resetShop } from '../server/seed/reset.ts';
 import type { StoredProduct } from '../server/formats/types.ts';
 
@@ -24,7 +24,7 @@ let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
   await loadCatalogFile(s.db, catalog);
-  await warmCatalogIndexes(s.db);
+  await readyCatalogIndex(s.db, SHOP); // the first search would build it in the background
 }, 120_000);
 afterAll(async () => {
   Object.assign(searchTuning, DEFAULT_SEARCH);

@@ -2,6 +2,15 @@
  * What a fresh database gets at start (server/server.ts, server/seed/prepare.ts): demo shops in
  * development; nothing in production unless SEED_DEMO=1 asks for them.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../server/db/index.ts';
+import { prepareDatabase } from '../server/seed/prepare.ts';
+import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { generateCatalog } from '../server/seed/generate.ts';
+import { main } from '../server/main.ts';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from './support/server.ts';
 import { checkConfig, loadConfig } from '../server/config.ts';
@@ -44,6 +53,47 @@ describe('PostgreSQL pool size', () => {
     expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '2.5' }))).toThrow(/PG_POOL_SIZE must be/);
     expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '2' }))).not.toThrow();
     expect(() => checkConfig(loadConfig({}))).not.toThrow();
+  });
+});
+
+describe('the start-up banner', () => {
+  it('names the first 20 shops and counts the rest: a platform of thousands starts as fast as one of three', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ucp-banner-'));
+    try {
+      const db = await openDatabase({ dataDir, durableCommits: false });
+      await prepareDatabase(db, { demo: false, accounts: false });
+      for (let i = 0; i < 23; i++) await loadCatalogFile(db, generateCatalog({ products: 1, shopId: `shop_b${i}`, domain: `b${String(i).padStart(2, '0')}.localhost`, name: `B${i}` }));
+      await db.destroy();
+      const lines: string[] = [];
+      const running = await main({ port: 0, host: '127.0.0.1', dataDir, databaseUrl: undefined, durableCommits: false, seedDemo: false, transportRateLimits: false }, (line) => lines.push(line));
+      await running.close();
+      const banner = lines.join('\n');
+      expect(banner).toMatch(/b19\.localhost/);
+      expect(banner).not.toMatch(/b20\.localhost/);
+      expect(banner).toMatch(/… and 3 more shops/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('search index budget', () => {
+  it('reads SEARCH_INDEX_BUDGET_MB as megabytes, 0 or more; refuses anything else, naming the setting, before opening anything', () => {
+    expect(loadConfig({}).searchIndexBudgetMb).toBeUndefined();
+    expect(loadConfig({ SEARCH_INDEX_BUDGET_MB: '' }).searchIndexBudgetMb).toBeUndefined();
+    expect(loadConfig({ SEARCH_INDEX_BUDGET_MB: '512' }).searchIndexBudgetMb).toBe(512);
+    expect(loadConfig({ SEARCH_INDEX_BUDGET_MB: ' 0.5 ' }).searchIndexBudgetMb).toBe(0.5);
+    expect(() => checkConfig(loadConfig({ SEARCH_INDEX_BUDGET_MB: '0' }))).not.toThrow();
+    for (const bad of ['lots', '-1', '256MB', '1e3', 'Infinity', '0x10', '.5']) {
+      expect(() => checkConfig(loadConfig({ SEARCH_INDEX_BUDGET_MB: bad })), bad).toThrow(/^SEARCH_INDEX_BUDGET_MB must be a number of megabytes, 0 or more/);
+    }
+  });
+
+  it('the server refuses to start with a bad one, with the message and no stack', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, SEARCH_INDEX_BUDGET_MB: 'lots', DATA_DIR: 'memory://', PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^Not starting: SEARCH_INDEX_BUDGET_MB must be a number of megabytes/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
 

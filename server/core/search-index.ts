@@ -58,6 +58,8 @@ export class SearchIndex {
   private title = new Map<string, Postings>();
   /** Equal category lists share one array. */
   private categoryLists = new Map<string, string[]>();
+  /** The payload's estimated size (`stats().bytes`), kept current by every change: the budget's measure. */
+  private payload = 0;
 
   constructor(rows: Iterable<IndexRow>, version: number) {
     this.version = version;
@@ -71,10 +73,16 @@ export class SearchIndex {
     }
     for (const [l, list] of body) this.body.set(l, compact(list));
     for (const [l, list] of title) this.title.set(l, compact(list));
+    for (const map of [this.body, this.title]) for (const [l, p] of map) this.payload += entryBytes(l, p);
   }
 
   get size(): number {
     return this.ordinalOf.size;
+  }
+
+  /** Estimated bytes of memory (what `stats()` counts), without walking it: catalog-index.ts budgets by it. */
+  get bytes(): number {
+    return Math.round(this.payload * HEAP_PER_PAYLOAD);
   }
 
   private append(row: IndexRow): number {
@@ -86,6 +94,7 @@ export class SearchIndex {
     this.categories.push(this.shared(row.categories));
     this.live.push(true);
     this.ordinalOf.set(row.productId, ord);
+    this.payload += productBytes(row.productId);
     return ord;
   }
 
@@ -117,7 +126,7 @@ export class SearchIndex {
       const ord = this.ordinalOf.get(id);
       if (ord !== undefined) stale.add(ord);
     }
-    if (stale.size) for (const map of [this.body, this.title]) removeOrdinals(map, stale);
+    if (stale.size) for (const map of [this.body, this.title]) this.payload += removeOrdinals(map, stale);
     for (const id of deleted) {
       const ord = this.ordinalOf.get(id);
       if (ord === undefined) continue;
@@ -137,8 +146,7 @@ export class SearchIndex {
       for (const l of row.lexemes) push(addBody, l, ord);
       for (const l of row.titleLexemes) push(addTitle, l, ord);
     }
-    addOrdinals(this.body, addBody);
-    addOrdinals(this.title, addTitle);
+    this.payload += addOrdinals(this.body, addBody) + addOrdinals(this.title, addTitle);
     return true;
   }
 
@@ -200,23 +208,31 @@ export class SearchIndex {
       (!cats || this.categories[ord].some((c) => cats.has(c)));
   }
 
-  /** Sizes for the benchmark and the start-up log: bytes are the posting lists' and ids' payloads. */
+  /** Sizes for the benchmark and the tests, counted afresh (`bytes` is the running count's equal). */
   stats(): { products: number; lexemes: number; postings: number; bytes: number } {
     let postings = 0;
     let bytes = 0;
     for (const map of [this.body, this.title]) {
       for (const [l, list] of map) {
-        const n = typeof list === 'number' ? 1 : list.length;
-        postings += n;
-        // key (header + one byte per character), map entry, and for lists the array and its header
-        bytes += 16 + l.length + 24 + (typeof list === 'number' ? 0 : list.byteLength + 64);
+        postings += typeof list === 'number' ? 1 : list.length;
+        bytes += entryBytes(l, list);
       }
     }
-    for (const id of this.ids) bytes += 2 * id.length + 16;
-    bytes += this.ids.length * (8 * 3 + 8 + 1); // positions, prices, category pointer, flag
-    return { products: this.size, lexemes: this.body.size, postings, bytes };
+    for (const id of this.ids) bytes += productBytes(id);
+    return { products: this.size, lexemes: this.body.size, postings, bytes: Math.round(bytes * HEAP_PER_PAYLOAD) };
   }
 }
+
+/**
+ * The payload below counts keys, lists and per-product fields; what V8 holds for them (map tables
+ * and their slack, typed-array objects, the id→ordinal map, array growth) measured 1.8-2.2 times it
+ * (JS heap + array buffers after GC, generated catalogs of 200-20,000 products; docs/deploy.md).
+ */
+const HEAP_PER_PAYLOAD = 2;
+/** A posting list's share: key (header + one byte per character), map entry, and for lists the array and its header. */
+const entryBytes = (lexeme: string, p: Postings): number => 16 + lexeme.length + 24 + (typeof p === 'number' ? 0 : p.byteLength + 64);
+/** A product's: its id, and its position, prices, category pointer and live flag. */
+const productBytes = (id: string): number => 2 * id.length + 16 + (8 * 3 + 8 + 1);
 
 function push(map: Map<string, number[]>, key: string, ord: number): void {
   const list = map.get(key);
@@ -224,10 +240,15 @@ function push(map: Map<string, number[]>, key: string, ord: number): void {
   else map.set(key, [ord]);
 }
 
-function removeOrdinals(map: Map<string, Postings>, stale: Set<number>): void {
+/** Removes the stale ordinals from every list; returns the change in bytes. */
+function removeOrdinals(map: Map<string, Postings>, stale: Set<number>): number {
+  let delta = 0;
   for (const [l, p] of map) {
     if (typeof p === 'number') {
-      if (stale.has(p)) map.delete(l);
+      if (stale.has(p)) {
+        map.delete(l);
+        delta -= entryBytes(l, p);
+      }
       continue;
     }
     const list = p;
@@ -240,16 +261,27 @@ function removeOrdinals(map: Map<string, Postings>, stale: Set<number>): void {
     }
     if (!hit) continue;
     const kept = list.filter((o) => !stale.has(o));
-    if (kept.length) map.set(l, compact(kept));
-    else map.delete(l);
+    delta -= entryBytes(l, p);
+    if (kept.length) {
+      const next = compact(kept);
+      map.set(l, next);
+      delta += entryBytes(l, next);
+    } else map.delete(l);
   }
+  return delta;
 }
 
-function addOrdinals(map: Map<string, Postings>, add: Map<string, number[]>): void {
+/** Adds ordinals to the lists; returns the change in bytes. */
+function addOrdinals(map: Map<string, Postings>, add: Map<string, number[]>): number {
+  let delta = 0;
   for (const [l, ords] of add) {
     ords.sort((a, b) => a - b);
-    map.set(l, compact(union(listOf(map.get(l)), Int32Array.from(ords)).slice())); // slice: not a view of a larger buffer
+    const old = map.get(l);
+    const next = compact(union(listOf(old), Int32Array.from(ords)).slice()); // slice: not a view of a larger buffer
+    map.set(l, next);
+    delta += entryBytes(l, next) - (old === undefined ? 0 : entryBytes(l, old));
   }
+  return delta;
 }
 
 /** `c(t)`: the first member at or after ordinal t (END when none); t never decreases between calls. */
