@@ -23,8 +23,8 @@ let c: ServerProcess;
 beforeAll(async () => {
   if (PG) tdb = await createTestDatabase(PG);
   else dir = mkdtempSync(join(tmpdir(), 'ucp-metrics-cluster-'));
-  c = await spawnServer({ script: 'server/cluster.ts', env: { WORKERS: String(WORKERS), ...(tdb ? { DATABASE_URL: tdb.url } : { DATA_DIR: dir! }) } });
-}, 120_000);
+  c = await spawnServer({ script: 'server/cluster.ts', env: { WORKERS: String(WORKERS), ...(tdb ? { DATABASE_URL: tdb.url } : { DATA_DIR: dir! }) }, timeoutMs: 200_000 });
+}, 240_000); // the primary seeds a fresh data directory first: a minute on a busy machine
 afterAll(async () => {
   await c?.kill();
   await tdb?.drop();

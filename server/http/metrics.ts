@@ -36,11 +36,18 @@ export function transportOf(url: string): Transport {
   return 'other';
 }
 
-const START = Symbol('ucp.metrics.start');
-const ROUTE = Symbol('ucp.metrics.route');
-/** Set when ROUTE is a whole operation name (MCP), not a template to prefix with the method. */
-const WHOLE = Symbol('ucp.metrics.whole');
-type Observed = IncomingMessage & { [START]?: number; [ROUTE]?: string; [WHOLE]?: boolean };
+/**
+ * One request's measurement. Kept beside the request (a WeakMap), not written onto it: a property
+ * added to Node's IncomingMessage changes its shape, and every later read of the request's fields
+ * (the router's, Hono's) would pay for that.
+ */
+interface Meter {
+  start: number;
+  route: string | undefined;
+  /** `route` is a whole operation name (MCP), not a template to prefix with the method. */
+  whole: boolean;
+}
+const meters = new WeakMap<IncomingMessage, Meter>();
 
 /** One label set's children, bound once: a request then costs two map lookups and two updates. */
 class Series {
@@ -73,15 +80,13 @@ function seriesFor(transport: Transport, method: string, route: string): Series 
   return s;
 }
 
-function onFinish(this: ServerResponse): void {
-  const req = this.req as Observed;
-  const seconds = (performance.now() - req[START]!) / 1000;
-  const url = req.url ?? '';
-  const transport = transportOf(url);
-  const route = req[ROUTE];
-  const s = route === undefined ? seriesFor(transport, '', 'unmatched') : seriesFor(transport, req[WHOLE] ? '' : (req.method ?? ''), route);
+function finished(req: IncomingMessage, res: ServerResponse, m: Meter): void {
+  const seconds = (performance.now() - m.start) / 1000;
+  const transport = transportOf(req.url ?? '');
+  const route = m.route;
+  const s = route === undefined ? seriesFor(transport, '', 'unmatched') : seriesFor(transport, m.whole ? '' : (req.method ?? ''), route);
   s.duration.observe(seconds);
-  const code = this.statusCode;
+  const code = res.statusCode;
   s.status(code).inc();
   if (code === 429) limitedCounter(transport).inc();
 }
@@ -98,8 +103,9 @@ const UNCOUNTED = new Set(['/livez', '/readyz', '/metrics']);
 /** Times and counts this request once its response has been sent. */
 export function observeRequest(req: IncomingMessage, res: ServerResponse): void {
   if (UNCOUNTED.has(req.url ?? '')) return;
-  (req as Observed)[START] = performance.now();
-  res.on('finish', onFinish); // a response finishes once; `once` would wrap the listener per request
+  const m: Meter = { start: performance.now(), route: undefined, whole: false };
+  meters.set(req, m);
+  res.on('finish', () => finished(req, res, m)); // a response finishes once: no `once` wrapper
 }
 
 /**
@@ -107,16 +113,16 @@ export function observeRequest(req: IncomingMessage, res: ServerResponse): void 
  * the operation already: called after the handler, innermost first.
  */
 export function nameRoute(incoming: IncomingMessage | undefined, template: string): void {
-  const req = incoming as Observed | undefined;
-  if (req && req[ROUTE] === undefined) req[ROUTE] = template;
+  const m = incoming && meters.get(incoming);
+  if (m && m.route === undefined) m.route = template;
 }
 
 /** A whole operation name (MCP: `tools/call search_catalog`), from a bounded set. */
 export function nameOperation(incoming: IncomingMessage | undefined, operation: string): void {
-  const req = incoming as Observed | undefined;
-  if (!req) return;
-  req[ROUTE] = operation;
-  req[WHOLE] = true;
+  const m = incoming && meters.get(incoming);
+  if (!m) return;
+  m.route = operation;
+  m.whole = true;
 }
 
 /** The incoming Node request behind a Hono context (undefined outside the Node adapter). */
