@@ -10,7 +10,8 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from './suppor
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { BULK_LOAD_PRODUCTS, loadCatalogFile } from '../server/core/catalog-store.ts';
+import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 
 let tdb: TestDatabase;
 let admin: DB;
