@@ -90,10 +90,8 @@ function print(r: LoadRun): void {
   const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
   const tenth = Math.max(1, Math.floor(r.perFile.length / 10));
   const [first, last] = [avg(r.perFile.slice(0, tenth)), avg(r.perFile.slice(-tenth))];
-  console.log(
-    `  ${r.label}: ${r.products} products in ${r.seconds.toFixed(1)} s = ${r.rate} products/s; first file loaded at ${r.firstLoaded.toFixed(1)} s; ` +
-      `per file ${(first * 1000).toFixed(0)} ms in the first tenth, ${(last * 1000).toFixed(0)} ms in the last (${r.perFile.length + 1} commits)`,
-  );
+  const development = r.perFile.length ? `per file ${(first * 1000).toFixed(0)} ms in the first tenth, ${(last * 1000).toFixed(0)} ms in the last (${r.perFile.length + 1} commits)` : 'one commit';
+  console.log(`  ${r.label}: ${r.products} products in ${r.seconds.toFixed(1)} s = ${r.rate} products/s; first file loaded at ${r.firstLoaded.toFixed(1)} s; ${development}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
