@@ -140,7 +140,7 @@ describe('search indexes within a memory budget', () => {
   });
 
   it('a shop larger than the whole budget is searched in SQL, not built again at every search, and evicts nobody', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const warn = spyOnIndexWarnings();
     try {
       const before = { shops: indexedShops(s.db), stats: searchIndexStats() };
       const referenceD = await sqlAnswers(D.host);
@@ -148,11 +148,11 @@ describe('search indexes within a memory budget', () => {
       expect(await readyCatalogIndex(s.db, D.id)).toBeUndefined();
       for (let i = 0; i < 3; i++) expect(await answers(D.host)).toEqual(referenceD);
       expect(await readyCatalogIndex(s.db, D.id)).toBeUndefined();
-      expect(warn).toHaveBeenCalledTimes(1); // one build, which found it too large
-      expect(String(warn.mock.calls[0][0])).toMatch(/shop_qd: its index \(.* MB\) is larger than the whole SEARCH_INDEX_BUDGET_MB/);
+      expect(warn.lines).toHaveLength(1); // one build, which found it too large
+      expect(warn.lines[0]).toMatch(/shop_qd: its index \(.* MB\) is larger than the whole SEARCH_INDEX_BUDGET_MB/);
       expect({ shops: indexedShops(s.db), stats: searchIndexStats() }).toEqual(before);
     } finally {
-      warn.mockRestore();
+      warn.restore();
     }
   });
 
@@ -187,7 +187,7 @@ describe('search indexes within a memory budget', () => {
   }, 60_000);
 
   it('thrashing (more evictions within a minute than live indexes): new builds wait, the indexes in memory stay, answers the same', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const warn = spyOnIndexWarnings();
     indexTuning.thrashWindowMs = 60_000;
     try {
       // Room for two of A, B, C, searched in turn: every build evicts, until the guard holds builds.
@@ -198,8 +198,8 @@ describe('search indexes within a memory budget', () => {
         if (!(await readyCatalogIndex(s.db, x.id))) held = x;
       }
       expect(held).toBeDefined();
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0][0])).toMatch(/indexes evicted within 60 s: the shops searched do not fit SEARCH_INDEX_BUDGET_MB/);
+      expect(warn.lines).toHaveLength(1);
+      expect(warn.lines[0]).toMatch(/indexes evicted within 60 s: the shops searched do not fit SEARCH_INDEX_BUDGET_MB/);
       const kept = indexedShops(s.db);
       expect(kept).toHaveLength(2);
       const evictions = searchIndexStats().evictions;
@@ -207,13 +207,13 @@ describe('search indexes within a memory budget', () => {
       for (const x of [A, B, C]) await answers(x.host, ['linen']);
       expect(indexedShops(s.db).sort()).toEqual([...kept].sort());
       expect(searchIndexStats().evictions).toBe(evictions);
-      expect(warn).toHaveBeenCalledTimes(1); // once per episode
+      expect(warn.lines).toHaveLength(1); // once per episode
       // Once the window has passed, builds resume.
       indexTuning.thrashWindowMs = 0;
       expect(await readyCatalogIndex(s.db, held!.id)).toBeDefined();
     } finally {
       indexTuning.thrashWindowMs = 0;
-      warn.mockRestore();
+      warn.restore();
     }
   });
 
@@ -237,3 +237,12 @@ describe('SEARCH_INDEX_BUDGET_MB reaches the indexes', () => {
     }
   });
 });
+
+/** The search index's warnings, as the logger writes them (warnings go to stderr through console.error). */
+function spyOnIndexWarnings(): { lines: string[]; restore: () => void } {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => {
+    if (/ warn \[search-index\] /.test(String(line))) lines.push(String(line));
+  });
+  return { lines, restore: () => spy.mockRestore() };
+}
