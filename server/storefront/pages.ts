@@ -44,11 +44,11 @@ export interface PageOptions {
   ancestors?: string[];
   /** Origins a form on the page may post to (the checkout handoff). */
   formTargets?: string[];
-  status?: 200 | 404 | 410 | 409 | 400;
+  status?: 200 | 404 | 410 | 409 | 400 | 503;
   withHeader?: boolean;
   cartButton?: boolean;
-  /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`). */
-  preload?: 'embedded' | 'search';
+  /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`; `picker`: a product with customizations). */
+  preload?: 'embedded' | 'search' | 'picker';
 }
 
 /** A storefront page in the shopper's language and currency (prefs.ts), with the shop's header. */
@@ -128,7 +128,9 @@ export function storefrontPages() {
     const body = shop.protocolEnabled
       ? html`<h1 class="sr-only">${title}</h1><div class="product"><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>${productDetails(product, say)}</div>`
       : html`<h1>${title}</h1>${productDetails(product, say)}`;
-    return page(c, shop, title, body);
+    // A product with customizations shows the picker at once: its chunk loads alongside host.js.
+    const custom = product?.variants.some((v) => v.metadata?.customizations?.length);
+    return page(c, shop, title, body, custom && shop.protocolEnabled ? { preload: 'picker' } : {});
   });
 
   // The cart page = the cart's continue_url. Any id answers 200; the widget reports an unknown cart.

@@ -8,8 +8,16 @@ import type { Product } from '../wire/catalog.ts';
 import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
 import { money, type Store } from '../state/store.ts';
-import { entries, fieldText, modifiers, Picker, type Values } from './customize.tsx';
+import type { Values } from './customize.tsx';
+import { loadPicker, picker } from './lazy.ts';
 import { messageText, retryable, t } from './i18n.ts';
+
+/** The product is shown and can take input (its picker loaded, when it has one). */
+export function interactive(ui: ProductUi) {
+  const p = ui.product.value;
+  const v = p && (p.variants.find((x) => x.id === ui.variantId.value) ?? p.variants[0]);
+  return !!v && (!v.metadata?.customizations?.length || !!picker.value);
+}
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -90,15 +98,17 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
   }
   const variant = product.variants.find((v) => v.id === variantId) ?? product.variants[0];
   const defs = variant.metadata?.customizations ?? [];
+  const pick = picker.value;
+  if (defs.length && !pick) loadPicker().catch(() => {});
   const image = variant.media?.[0] ?? product.media?.[0];
-  const unit = variant.price.amount + modifiers(defs, values);
+  const unit = variant.price.amount + (pick?.modifiers(defs, values) ?? 0);
   // What one cart may hold now (server/core/stock.ts); the server caps anything above it anyway.
   const max = Math.min(999, variant.metadata?.quantity_available ?? 999);
   // Field errors (keyed by customization id; '' = the rest) in the current language.
   let errors: Record<string, string> = {};
   if (rejected) {
     const { messages, index, sent } = rejected;
-    errors = fieldErrors(messages, index, sent, (m, id) => fieldText(lang, m, defs.find((d) => d.id === id)));
+    errors = fieldErrors(messages, index, sent, (m, id) => pick?.fieldText(lang, m, defs.find((d) => d.id === id)) ?? m.content);
     const general = messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => messageText(lang, m));
     if (errors['']) general.push(errors['']);
     errors[''] = general.join(' ');
@@ -106,7 +116,7 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
 
   async function add(e: Event) {
     e.preventDefault();
-    const sent = entries(defs, values);
+    const sent = pick?.entries(defs, values) ?? [];
     setBusy(true);
     setStatus(null);
     const { result, index } = await store.add({ item: { id: variant.id }, quantity: Math.min(qty, max), ...(sent.length ? { customizations: sent } : {}) });
@@ -159,11 +169,15 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
           </select>
         </div>
       ) : null}
-      <Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
+      {pick ? (
+        <pick.Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
+      ) : defs.length ? (
+        <p class="m">{t(lang, 'loading')}</p>
+      ) : null}
       <div class="row">
         <label for={`${uid}-q`}>{t(lang, 'qty')}</label>
         <input id={`${uid}-q`} type="number" min={1} max={max} value={Math.min(qty, max)} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(max, +(e.currentTarget as HTMLInputElement).value || 1)))} />
-        <button type="submit" class="pri" part="button add" disabled={busy || !variant.availability.available}>
+        <button type="submit" class="pri" part="button add" disabled={busy || !variant.availability.available || (defs.length > 0 && !pick)}>
           {t(lang, 'add')}
         </button>
       </div>
