@@ -16,6 +16,7 @@ import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';
 import { homeContent, productDetails } from './catalog-pages.ts';
 import { getProduct } from '../core/catalog.ts';
+import { notFoundPage } from './error-pages.ts';
 
 export { esc, html, raw } from './html.ts';
 
@@ -44,7 +45,7 @@ export interface PageOptions {
   ancestors?: string[];
   /** Origins a form on the page may post to (the checkout handoff). */
   formTargets?: string[];
-  status?: 200 | 404 | 410 | 409 | 400 | 503;
+  status?: 200 | 404 | 410 | 409 | 400 | 500 | 503;
   withHeader?: boolean;
   cartButton?: boolean;
   /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`; `picker`: a product with customizations). */
@@ -119,7 +120,7 @@ export function storefrontPages() {
     const prefs = prefsOf(c, shop);
     const lang = prefs.language;
     const row = await c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).where('handle', '=', c.req.param('handle')).executeTakeFirst();
-    if (!row) return page(c, shop, 'Not found', html`<h1>Product not found</h1><p><a href="/">Back to the shop</a></p>`, { status: 404 });
+    if (!row) return notFoundPage(c, storeWords(prefsOf(c, shop).language)('not_found'));
     const title = text(row.doc.title, lang, shop.settings.default_language);
     const product = await getProduct(c.get('db'), shop, { id: row.id }, prefs.locale, c.get('origin'));
     const say = storeWords(lang);
