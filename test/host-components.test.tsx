@@ -10,7 +10,7 @@ import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { fieldErrors, linesOf } from '../src/client/api.ts';
 import { make as pickerKit } from '../src/views/customize.tsx';
-import { kit } from '../src/views/lazy.ts';
+import { kit } from '../src/views/kit.ts';
 import { messageText, t } from '../src/views/i18n.ts';
 import { defineElements } from '../src/host/elements.tsx';
 import { validateCustomizations } from '../server/core/customizations.ts';

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fieldErrors, linesOf } from '../src/client/api.ts';
 import { make as pickerKit } from '../src/views/customize.tsx';
-import { kit } from '../src/views/lazy.ts';
+import { kit } from '../src/views/kit.ts';
 
 const { fieldText } = pickerKit(kit);
 import { adoptStyles } from '../src/views/styles.ts';

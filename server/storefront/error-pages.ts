@@ -9,6 +9,8 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { html } from './html.ts';
 import { page, pageCsp } from './pages.ts';
+
+export { notFoundPage } from './pages.ts';
 import { storeWords } from './words.ts';
 import { prefsOf } from './prefs.ts';
 
@@ -19,13 +21,6 @@ const API_PATH = /^\/(api|mcp|ucp|oauth2|merchants|graphql|\.well-known|livez|re
 export function wantsPage(c: Context<AppEnv>): boolean {
   const m = c.req.method;
   return (m === 'GET' || m === 'HEAD') && /\btext\/html\b/.test(c.req.header('accept') ?? '') && !API_PATH.test(c.req.path);
-}
-
-/** 404 in the shop's chrome (the caller checked `wantsPage` and that the host is a shop). */
-export function notFoundPage(c: Context<AppEnv>, heading?: string) {
-  const shop = c.get('shop')!;
-  const say = storeWords(prefsOf(c, shop).language);
-  return page(c, shop, heading ?? say('nf_title'), html`<h1>${heading ?? say('nf_title')}</h1><p>${say('nf_lead')}</p><p><a href="/">${say('shop_home')}</a></p>`, { status: 404 });
 }
 
 /**

@@ -16,7 +16,6 @@ import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';
 import { homeContent, productDetails } from './catalog-pages.ts';
 import { getProduct } from '../core/catalog.ts';
-import { notFoundPage } from './error-pages.ts';
 
 export { esc, html, raw } from './html.ts';
 
@@ -99,6 +98,13 @@ ${body}
   c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
   c.header('Cache-Control', 'no-store');
   return c.html(doc.html, opts.status ?? 200);
+}
+
+/** 404 in the shop's chrome (error-pages.ts: for a browser on a shop's host). */
+export function notFoundPage(c: Context<AppEnv>, heading?: string) {
+  const shop = c.get('shop')!;
+  const say = storeWords(prefsOf(c, shop).language);
+  return page(c, shop, heading ?? say('nf_title'), html`<h1>${heading ?? say('nf_title')}</h1><p>${say('nf_lead')}</p><p><a href="/">${say('shop_home')}</a></p>`, { status: 404 });
 }
 
 export function storefrontPages() {

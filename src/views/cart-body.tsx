@@ -7,8 +7,9 @@
  * (`host-cart-body-<hash>.js`, src/views/lazy.ts): Preact, the money formatter and the words come in
  * through `make` (chunks never import the entry).
  */
-import type { CartProps } from './cart.tsx';
-import type { Kit } from './lazy.ts';
+import type { CartProps } from './cart-ui.ts';
+import type { Kit } from './kit.ts';
+import { lineAmount, signedAmount } from './amounts.ts';
 
 /** The body's component, over the entry's Preact, money formatter and words. */
 export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit) {
@@ -73,7 +74,6 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
           <ul part="lines">
             {cart.line_items.map((l, i) => {
               const title = l.item.title;
-              const lineTotal = l.totals.find((x) => x.type === 'total') ?? l.totals.find((x) => x.type === 'subtotal');
               const qid = `${uid}-q-${l.id}`;
               return (
                 <li class="line" part="line" key={l.id}>
@@ -115,7 +115,7 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
                       </button>
                     </div>
                   </div>
-                  <div class="p">{lineTotal ? fmt(lineTotal.amount) : ''}</div>
+                  <div class="p">{fmt(lineAmount(l))}</div>
                 </li>
               );
             })}
@@ -145,7 +145,7 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
               <>
                 <dt class={x.type === 'total' ? 'tot' : ''}>{own(lang, x.type) ?? x.display_text ?? t(lang, x.type)}</dt>
                 <dd class={x.type === 'total' ? 'tot' : ''} data-total={x.type}>
-                  {fmt(x.type === 'discount' || x.type === 'items_discount' ? -Math.abs(x.amount) : x.amount)}
+                  {fmt(signedAmount(x))}
                 </dd>
               </>
             ))}

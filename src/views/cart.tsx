@@ -8,33 +8,12 @@
  * src/views/cart-body.tsx) is a lazily loaded chunk, imported when the dialog first opens or the
  * cart page renders; the button, the dialog and the live region are here, in the entry.
  */
-import { h, Fragment, createRef } from 'preact';
-import { signal } from '@preact/signals';
-import type { Store } from '../state/store.ts';
+import { h, Fragment } from 'preact';
 import { t } from './i18n.ts';
 import { cartBody, loadCartBody } from './lazy.ts';
+import type { CartProps } from './cart-ui.ts';
 
-/**
- * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
- * `effect`, so every signal read while rendering is a dependency, see src/host/elements.tsx).
- */
-export const cartUi = () => ({
-  code: signal(''),
-  /** The dialog has been opened once (its body's chunk is loaded then, not on every page view). */
-  opened: signal(false),
-  /** The answer to the last code applied: the server's rejection, or accepted (worded while rendering). */
-  codeMsg: signal<{ c: string; title?: string; warn?: string } | null>(null),
-  dialog: createRef<HTMLDialogElement>(),
-  opener: createRef<HTMLButtonElement>(),
-});
-export type CartUi = ReturnType<typeof cartUi>;
-
-export interface CartProps {
-  store: Store;
-  ui: CartUi;
-  uid: string;
-  page?: boolean;
-}
+export { cartUi, type CartUi, type CartProps } from './cart-ui.ts';
 
 /** Keeps Tab inside the modal dialog (the modal makes the page inert, but Tab could leave to the browser). */
 function trap(e: KeyboardEvent) {

@@ -12,7 +12,7 @@
 import type { CustomizationDef } from '../wire/catalog.ts';
 import type { Message, Price } from '../wire/common.ts';
 import type { CustomizationCode } from '../wire/customization-codes.ts';
-import type { Kit } from './lazy.ts';
+import type { Kit } from './kit.ts';
 
 export type Values = Record<string, string | string[]>;
 

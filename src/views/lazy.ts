@@ -4,19 +4,12 @@
  * (src/views/cart-body.tsx, `host-cart-body-<hash>.js`). Every storefront page view pays the entry;
  * most products have no customizations, and most page views never open the cart.
  *
- * Chunks never import the entry (a page that loaded the hashed twin would get a second Preact), so
- * each chunk exports a factory that takes `kit`: Preact's `h`/`Fragment`, the money formatter and
- * the widget's words, as the entry has them.
+ * Each chunk exports `make(kit)` (src/views/kit.ts): chunks never import the entry.
  */
-import { h, Fragment } from 'preact';
 import { signal, type Signal } from '@preact/signals';
-import { money } from '../state/store.ts';
-import { messageText, own, retryable, t } from './i18n.ts';
+import { kit, type Kit } from './kit.ts';
 import type { PickerKit } from './customize.tsx';
 import type { CartBodyKit } from './cart-body.tsx';
-
-export const kit = { h, Fragment, money, t, own, messageText, retryable };
-export type Kit = typeof kit;
 
 /**
  * A part loaded once, on the first `load()`: `part.value` is null until then (views read it while
