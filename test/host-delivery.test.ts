@@ -108,7 +108,7 @@ describe('/ucp/host.js', () => {
     const plain = await s.req('demo.localhost', 'GET', '/products/chef-knife');
     expect(plain.status).toBe(200);
     expect(plain.text).not.toContain('modulepreload');
-    expect(r.text).toContain('<ucp-product product-id="prod_engraved_flask">');
+    expect(r.text).toContain('<ucp-product product-id="prod_engraved_flask" currency="USD">');
     expect(r.text).not.toMatch(/<script>|<style|style=/);
     expect(r.headers['content-security-policy']).toContain("script-src 'self'");
     expect((await s.req('demo.localhost', 'GET', '/products/nope')).status).toBe(404);

@@ -14,6 +14,7 @@ import { HandoffCart } from '../../src/wire/cart.ts';
 import { checkoutHandoff } from '../core/checkout-handoff.ts';
 import { formatMoney } from '../core/money.ts';
 import { lineAmount, signedAmount } from '../../src/views/amounts.ts';
+import { customizationsText } from '../../src/views/line-text.ts';
 import { getCartOp } from '../ucp/cart-operations.ts';
 import { protocolError } from '../http/errors.ts';
 import { html, page, type PageOptions } from './pages.ts';
@@ -39,7 +40,7 @@ export function cartSummary(cart: SummaryCart, say: StoreSay, lang: string) {
 <div class="scroll" tabindex="0" role="region" aria-label="${say('cart')}"><table class="summary">
 <thead><tr><th scope="col">${say('item')}</th><th scope="col">${say('qty')}</th><th scope="col">${say('price')}</th><th scope="col">${say('line_total')}</th></tr></thead>
 <tbody>${cart.line_items.map(
-    (l) => html`<tr><td>${l.item.title}${l.customizations?.length ? html`<br><small>${l.customizations.map((z) => z.display_text ?? `${z.id}: ${z.value}`).join(', ')}</small>` : ''}</td><td>${l.quantity}</td><td>${fmt(l.item.price)}</td><td>${fmt(lineAmount(l))}</td></tr>`,
+    (l) => html`<tr><td>${l.item.title}${l.customizations?.length ? html`<br><small>${customizationsText(l.customizations)}</small>` : ''}</td><td>${l.quantity}</td><td>${fmt(l.item.price)}</td><td>${fmt(lineAmount(l))}</td></tr>`,
   )}</tbody>
 <tfoot>${cart.totals.map((t) => html`<tr><th scope="row" colspan="3">${label(t.type, say) ?? t.display_text ?? t.type}</th><td>${fmt(signedAmount(t))}</td></tr>`)}</tfoot>
 </table></div>`;

@@ -14,12 +14,10 @@ import { currencyAttr, prefsOf } from './prefs.ts';
 import { storeWords } from './words.ts';
 import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';
-import { homeContent, productDetails } from './catalog-pages.ts';
+import { homeContent, priceText, productDetails } from './catalog-pages.ts';
 import { getProduct } from '../core/catalog.ts';
 
 export { esc, html, raw } from './html.ts';
-
-/** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
 
 /** A CSP source is an origin, optionally with a `:*` port wildcard; anything else is dropped. */
 const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$/i;
@@ -84,7 +82,7 @@ ${script}
 </head>
 <body>
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
-<label><span class="lbl">${say('currency')}</span> <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
+<label><span class="lbl">${say('currency')}</span> <select id="currency-switch" data-shop-currency="${shop.settings.currency}"><option${prefs.chosenCurrency ? '' : raw(' selected')}>${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
 <label><span class="lbl">${say('language')}</span> <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
 ${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
 <main id="main"${opts.withHeader === false ? html` aria-label="${title} · ${shop.name}"` : ''}>
@@ -134,7 +132,7 @@ export function storefrontPages() {
     // knows about the product; without the protocol, the details alone.
     const body = shop.protocolEnabled
       ? html`<h1 class="sr-only">${title}</h1><div class="product"><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>${productDetails(product, say)}</div>`
-      : html`<h1>${title}</h1>${productDetails(product, say)}`;
+      : html`<h1>${title}</h1>${product ? html`<p class="price">${priceText(product, prefs, say)}</p>` : ''}<p>${say('offline_note')}</p>${productDetails(product, say)}`;
     // A product with customizations shows the picker at once: its chunk loads alongside host.js.
     const custom = product?.variants.some((v) => v.metadata?.customizations?.length);
     return page(c, shop, title, body, custom && shop.protocolEnabled ? { preload: 'picker' } : {});
@@ -154,7 +152,7 @@ export function storefrontPages() {
       c,
       shop,
       'Cart',
-      html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"></ucp-cart>`,
+      html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"${framed ? '' : currencyAttr(prefsOf(c, shop))}></ucp-cart>`,
       { ancestors, withHeader: !framed, cartButton: false, ...(framed ? { preload: 'embedded' as const } : {}) },
     );
   });

@@ -10,6 +10,14 @@
 import type { CartProps } from './cart-ui.ts';
 import type { Kit } from './kit.ts';
 import { lineAmount, signedAmount } from './amounts.ts';
+import { customizationsText } from './line-text.ts';
+
+/** This chunk's own words (the entry's table holds only what the entry shows). */
+const WORDS: Record<string, Record<'codes' | 'drop', string>> = {
+  en: { codes: 'Applied codes', drop: 'Remove code {0}' },
+  fr: { codes: 'Codes appliqués', drop: 'Retirer le code {0}' },
+};
+const say = (lang: string, k: 'codes' | 'drop', arg = '') => (WORDS[lang.toLowerCase().split('-')[0]] ?? WORDS.en)[k].replace('{0}', arg);
 
 /** The body's component, over the entry's Preact, money formatter and words. */
 export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit) {
@@ -47,7 +55,11 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
       const r = await store.setQuantity(id, q);
       if (r.ok) {
         const total = r.data.totals.find((x) => x.type === 'total');
-        store.announce(`${q > 0 ? t(lang, 'said', t(lang, 'qtyOf', title), q) : t(lang, 'removed', title)} ${total ? t(lang, 'total', fmt(total.amount)) : ''}`);
+        // Announce what the cart now holds (the server caps a quantity to the stock left), with its reason.
+        const i = r.data.line_items.findIndex((l) => l.id === id);
+        const why = r.data.messages?.find((m) => i >= 0 && m.path?.startsWith(`$.line_items[${i}]`))?.content ?? '';
+        const now = i < 0 ? 0 : r.data.line_items[i].quantity;
+        store.announce(`${now > 0 ? t(lang, 'said', t(lang, 'qtyOf', title), now) : t(lang, 'removed', title)} ${why} ${total ? t(lang, 'total', fmt(total.amount)) : ''}`.replace(/ +/g, ' '));
       }
     }
 
@@ -57,6 +69,8 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
     const lineOf = (m: { path?: string }) => /^\$\.line_items\[(\d+)\]/.exec(m.path ?? '')?.[1];
     const other = all.filter((m) => !CODE_RE.test(m.path ?? '') && lineOf(m) === undefined);
     const blocked = all.some((m) => m.type === 'error' && m.code === 'out_of_stock');
+    // The codes the cart keeps (rejected ones are dropped on the next write), each removable.
+    const kept = cart ? store.keptCodes() : [];
     return (
       <div part="cart" aria-busy={busy ? 'true' : undefined}>
         {errors.map((m) => (
@@ -80,7 +94,7 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
                   {l.item.image_url ? <img src={l.item.image_url} alt="" width={56} height={56} /> : <span />}
                   <div>
                     <div class="p">{title}</div>
-                    {l.customizations?.length ? <div class="m">{l.customizations.map((c) => c.display_text ?? c.value).join(', ')}</div> : null}
+                    {l.customizations?.length ? <div class="m">{customizationsText(l.customizations)}</div> : null}
                     {all
                       .filter((m) => lineOf(m) === String(i))
                       .map((m) => (
@@ -136,6 +150,29 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
               <p id={`${uid}-cm`} class={codeMsg.warn ? 'err' : 'm'} part="discount-message">
                 {codeText(codeMsg, lang)}
               </p>
+            ) : null}
+            {kept.length ? (
+              <>
+                <p class="t" id={`${uid}-cl`}>
+                  {say(lang, 'codes')}
+                </p>
+                <ul part="codes" aria-labelledby={`${uid}-cl`}>
+                  {kept.map((c) => {
+                    const hit = cart?.discounts?.applied.find((a) => a.code?.toUpperCase() === c.toUpperCase());
+                    return (
+                      <li class="row" key={c}>
+                        <span>
+                          <b>{c}</b>
+                          {hit ? ` ${hit.title} (${fmt(-hit.amount)})` : ''}
+                        </span>
+                        <button type="button" part="remove-code" aria-label={say(lang, 'drop', c)} disabled={busy} onClick={() => store.setCodes(kept.filter((k) => k !== c))}>
+                          {t(lang, 'remove', '').trim()}
+                        </button>
+                      </li>
+                    );
+                  })}
+                </ul>
+              </>
             ) : null}
           </form>
         ) : null}
