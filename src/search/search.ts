@@ -216,7 +216,6 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   const sync = host.hasAttribute('sync-url');
   const push = () => {
     if (!sync) return;
-    save(); // the entry being left keeps its search and scroll
     const u = new URL(location.href);
     for (const [k, v] of [['q', query.trim()], ['category', category], ['page', page ? String(page + 1) : '']]) v ? u.searchParams.set(k, v) : u.searchParams.delete(k);
     if (u.href !== location.href) try { history.pushState(history.state, '', u); } catch {}
@@ -231,12 +230,18 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
       void run();
     });
 
-  const search = () => {
-    cursors = [undefined];
-    page = 0;
+  /** The shopper asks for another search or page: the entry being left keeps its own first. */
+  const go = (change: () => void) => {
+    if (sync) save();
+    change();
     push();
     void run();
   };
+  const search = () =>
+    go(() => {
+      cursors = [undefined];
+      page = 0;
+    });
 
   const card = (p: Product) => {
     const image = p.media?.find((m) => m.type === 'image' || !m.type);
@@ -273,17 +278,18 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
       el('label', {}, say('category'), c),
       el('button', { type: 'submit', 'data-k': 'g' }, say('go')),
     );
+    const ask = () =>
+      go(() => {
+        query = q.value;
+        category = c.value;
+        cursors = [undefined];
+        page = 0;
+      });
     form.onsubmit = (e) => {
       e.preventDefault();
-      query = q.value;
-      category = c.value;
-      search();
+      ask();
     };
-    c.onchange = () => {
-      query = q.value;
-      category = c.value;
-      search();
-    };
+    c.onchange = ask;
 
     const status = el('p', { role: 'status' });
     const parts: Node[] = [form, el('h2', {}, query.trim() ? say('resultsFor', query.trim()) : category || say('all')), status];
@@ -302,17 +308,12 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
         const next = el('button', { type: 'button', 'data-k': 'n' }, say('next'));
         prev.disabled = loading || page === 0;
         next.disabled = loading || !result.next;
-        prev.onclick = () => {
-          page--;
-          push();
-          void run();
-        };
-        next.onclick = () => {
-          cursors[page + 1] = result!.next;
-          page++;
-          push();
-          void run();
-        };
+        prev.onclick = () => go(() => page--);
+        next.onclick = () =>
+          go(() => {
+            cursors[page + 1] = result!.next;
+            page++;
+          });
         parts.push(el('nav', { 'aria-label': say('pages') }, prev, el('span', { 'aria-current': 'page' }, say('page', page + 1)), next));
       }
     }
