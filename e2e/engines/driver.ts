@@ -143,6 +143,8 @@ export async function firefoxDriver(executablePath: string): Promise<Driver> {
         });
         await h.press('Backspace'); // the selected old value goes, even when nothing is typed after
         await h.type(text);
+        // Puppeteer types into a field that was redrawn away without a word: say so, to find it again.
+        if (!(await h.evaluate((e: HTMLInputElement, t: string) => e.isConnected && e.value === t, text))) throw new Error('firefox: the field was detached while typing');
       },
       choose: (h, v) => h.select(v).then(() => {}),
     });
@@ -164,7 +166,7 @@ export async function webkitDriver(base: string, miniBrowser: string): Promise<D
   };
   const created = await wd('POST', '/session', { capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: miniBrowser, args: ['--automation'] } } } });
   const s = `/session/${created.sessionId}`;
-  const ELEMENT = 'element-6066-11e4-a52e-4f735376cacf';
+  const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
   const exec = (script: string, args: unknown[] = []) => wd('POST', `${s}/execute/sync`, { script, args });
   const errs: string[] = [];
   const COLLECT = `if (!window.__ucpErrs) { window.__ucpErrs = []; addEventListener('error', (e) => __ucpErrs.push(String(e.message))); addEventListener('unhandledrejection', (e) => __ucpErrs.push('unhandled rejection: ' + String(e.reason))); }`;
@@ -179,7 +181,7 @@ export async function webkitDriver(base: string, miniBrowser: string): Promise<D
   };
   const find = async (path: Path) => {
     const el = await exec(`return (${FIND})(arguments[0])`, [path]);
-    if (!el?.[ELEMENT]) throw new Error(`webkit: no element at ${path.join(' >> ')}`);
+    if (!el?.[ELEMENT]) throw new Error(`webkit: no element at ${path.join(' >> ')} (${JSON.stringify(el)})`);
     return el[ELEMENT] as string;
   };
   const driver: Driver = {
@@ -195,14 +197,17 @@ export async function webkitDriver(base: string, miniBrowser: string): Promise<D
       const id = await find(path);
       // Clicking a text field inside a shadow root can be "intercepted" here: focus it, then type.
       await exec('arguments[0].focus(); arguments[0].select();', [{ [ELEMENT]: id }]);
-      await wd('POST', `${s}/element/${id}/value`, { text });
+      // Backspace takes the selected old value away (WebKitWebDriver refuses an empty text).
+      await wd('POST', `${s}/element/${id}/value`, { text: `\uE003${text}` });
     },
     select: async (path, value) => {
       const id = await find(path);
       await exec(`const e = arguments[0]; e.value = arguments[1]; e.dispatchEvent(new Event('input', { bubbles: true })); e.dispatchEvent(new Event('change', { bubbles: true }));`, [{ [ELEMENT]: id }, value]);
     },
     inFrame: async (body) => {
-      const frame = await exec(`return document.querySelector('iframe')`);
+      // The host role's dialog keeps its iframe in a shadow root.
+      const frame = await exec(`return document.querySelector('iframe') || [...document.querySelectorAll('*')].map((e) => e.shadowRoot && e.shadowRoot.querySelector('iframe')).find(Boolean)`);
+      if (!frame) throw new Error('webkit: no frame on the page');
       await wd('POST', `${s}/frame`, { id: frame });
       try {
         await exec(COLLECT);

@@ -105,16 +105,19 @@ export const FLOWS: Flow[] = [
       await until(d, 'prices in euros', has([...P, '[part=price]'], '€'));
       await d.reload();
       await until(d, 'euros after a reload', has([...P, '[part=price]'], '€'));
+      // The language switch reloads the page: mark this one, then wait for a fresh one.
+      await d.eval('() => { window.__old = 1; }');
       await d.select(['#lang-switch'], 'fr');
-      await until(d, 'French after the switch reloads', `() => document.documentElement.lang === 'fr' && document.readyState === 'complete'`);
+      await until(d, 'French after the switch reloads', `() => !window.__old && document.documentElement.lang === 'fr' && document.readyState === 'complete'`);
       await until(d, 'French words', has([...P, 'button[part~=add]'], 'Ajouter au panier'));
       await d.select(['#currency-switch'], 'USD');
       await until(d, 'dollars again', has([...P, '[part=price]'], '$'));
       await d.reload();
       await d.click([...CART, 'button[part~=open]']);
       await until(d, 'the cart back in dollars', `() => { const t = (${FIND_SRC})(['ucp-cart', '[data-total=total]']); return !!t && t.textContent.includes('$') && !t.textContent.includes('€'); }`);
+      await d.eval('() => { window.__old = 1; }');
       await d.select(['#lang-switch'], 'en');
-      await until(d, 'English again', `() => document.documentElement.lang === 'en' && document.readyState === 'complete'`);
+      await until(d, 'English again', `() => !window.__old && document.documentElement.lang === 'en' && document.readyState === 'complete'`);
       await noErrors(d);
     },
   },

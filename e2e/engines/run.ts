@@ -37,11 +37,26 @@ async function waitPort(port: number, what: string, ms = 120_000) {
   }
 }
 function start(cmd: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: the server script execs npx, which starts tsx, which starts node, and
+  // WebKitWebDriver starts MiniBrowser; stopping the group stops them all.
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let err = '';
   child.stderr!.on('data', (b) => (err = (err + b).slice(-2000)));
   children.push(child);
   return { child, err: () => err };
+}
+/** SIGTERM to each group (Xvfb must get it, not SIGKILL, or it leaves its lock behind), SIGKILL after 5 s. */
+async function stopAll() {
+  const group = (c: ChildProcess, sig: NodeJS.Signals) => {
+    try {
+      process.kill(-c.pid!, sig);
+    } catch {}
+  };
+  const alive = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const exited = alive.map((c) => new Promise((r) => c.once('exit', r)));
+  for (const c of alive.reverse()) group(c, 'SIGTERM');
+  await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, 5000))]);
+  for (const c of alive) group(c, 'SIGKILL');
 }
 const which = (name: string) => execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
 
@@ -49,9 +64,7 @@ const which = (name: string) => execFileSync('sh', ['-c', `command -v ${name}`],
 async function startWebKit(): Promise<Driver> {
   const mini = execFileSync('sh', ['-c', 'dpkg -L libwebkit2gtk-4.1-0 | grep "/MiniBrowser$"'], { encoding: 'utf8' }).trim();
   const display = `:${90 + (PORT % 10)}`;
-  const xvfb = start(which('Xvfb'), [display, '-screen', '0', '1400x1000x24', '-nolisten', 'tcp']);
-  // SIGTERM first: a killed Xvfb leaves its lock file and socket behind.
-  cleanups.push(() => xvfb.child.kill('SIGTERM'));
+  start(which('Xvfb'), [display, '-screen', '0', '1400x1000x24', '-nolisten', 'tcp']);
   const config = mkdtempSync(join(tmpdir(), 'ucp-webkit-'));
   mkdirSync(join(config, 'gtk-3.0'));
   writeFileSync(join(config, 'gtk-3.0', 'gtk.css'), 'headerbar *, toolbar *, .toolbar *, entry, button { min-width: 0; padding-left: 0; padding-right: 0; margin-left: 0; margin-right: 0; }\n');
@@ -93,7 +106,7 @@ async function main() {
     console.log(`  ✘ ${engine} could not start: ${String(e)}`);
   } finally {
     await d?.close().catch(() => {});
-    for (const c of children.reverse()) c.kill('SIGTERM');
+    await stopAll();
     for (const f of cleanups) f();
   }
   const passed = results.filter((r) => r.ok).length;
