@@ -8,7 +8,7 @@ test('a shopper on the French page: product, errors, cart and a rejected code ar
   await expect(product.getByRole('button', { name: 'Add to cart' })).toBeVisible();
   await page.locator('#lang-switch').selectOption('fr');
   await expect(product.getByRole('button', { name: 'Ajouter au panier' })).toBeVisible();
-  await expect(product.getByLabel('Variante')).toBeVisible();
+  await expect(product.getByLabel('Finition')).toBeVisible();
 
   // Required fields missing: French errors on the fields.
   await product.getByRole('button', { name: 'Ajouter au panier' }).click();

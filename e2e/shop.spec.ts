@@ -19,7 +19,7 @@ for (const width of [1280, 390]) {
     test('stock: 999 flasks become the 30 in stock, with the reason by the line; checkout hands over', async ({ page }, info) => {
       await page.goto('/products/engraved-flask');
       const product = page.locator('ucp-product');
-      await product.getByLabel('Variant').selectOption({ index: 1 });
+      await product.getByLabel('Finish').selectOption({ index: 1 });
       // The quantity input stops at what one cart may hold.
       const qty = product.getByLabel('Quantity');
       await expect(qty).toHaveAttribute('max', '30');
@@ -95,8 +95,8 @@ for (const width of [1280, 390]) {
       }
       expect(seen.size).toBe(49);
       await expect(page).toHaveURL(/\/$/);
-      await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('flask');
-      await search.getByRole('searchbox', { name: 'Search the catalog' }).press('Enter');
+      await search.getByRole('searchbox', { name: 'Search the shop' }).fill('flask');
+      await search.getByRole('searchbox', { name: 'Search the shop' }).press('Enter');
       await settled();
       await expect(search.getByRole('status')).toHaveText(/products? on this page/);
       await shot(page, info, `search-${width}`);
@@ -116,13 +116,13 @@ for (const width of [1280, 390]) {
       for (const href of await cards.evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).pathname))) expect(href).toMatch(/^\/products\//);
       await shot(page, info, `category-${width}`);
       // A nothing-found search says so, in words.
-      await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('zzzzqqq');
+      await search.getByRole('searchbox', { name: 'Search the shop' }).fill('zzzzqqq');
       await search.getByRole('button', { name: 'Search', exact: true }).click();
       await expect(search.getByRole('status')).toHaveText('No products match your search.');
       // A typo finds the product anyway (in all products), and the element says the results are close ones.
       await search.getByRole('combobox', { name: 'Category' }).selectOption('');
       await settled();
-      await search.getByRole('searchbox', { name: 'Search the catalog' }).fill('flsk');
+      await search.getByRole('searchbox', { name: 'Search the shop' }).fill('flsk');
       await search.getByRole('button', { name: 'Search', exact: true }).click();
       await expect(search.getByRole('status')).toHaveText(/^No exact match; showing close results\./);
       await expect(search.getByRole('link', { name: 'Engraved Steel Flask' })).toBeVisible();

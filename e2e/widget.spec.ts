@@ -11,7 +11,7 @@ test('product widget → cart dialog → checkout handoff', async ({ page, baseU
   await expect(product.getByRole('heading', { name: 'Engraved Steel Flask' })).toBeVisible();
 
   // Variant picker: choose the black finish (priced higher).
-  const variant = product.getByLabel('Variant');
+  const variant = product.getByLabel('Finish');
   await variant.selectOption({ index: 1 });
   await expect(variant).toHaveValue(/black/);
   await expect(product.locator('[part=price]')).toHaveText('$34.00');
