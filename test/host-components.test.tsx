@@ -206,7 +206,7 @@ describe('the Checkout action (Store.checkout: the cart\'s button and WebMCP beg
     await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toMatch(/\(\d+\)/));
     expect(root.querySelector('[part=cart]')).toBeNull();
     root.querySelector<HTMLButtonElement>('[part~=open]')!.click();
-    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull());
+    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull(), { timeout: 5000 });
     const seen: Array<[string, string]> = [];
     storeFor('http://go.test').handoff = (c) => seen.push([c.id, c.continue_url]);
     root.querySelector<HTMLButtonElement>('button[part=checkout]')!.click();
@@ -405,7 +405,7 @@ describe('widget language (src/views/i18n.ts)', () => {
     const root = el.shadowRoot!;
     await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toBe('Panier (1)'));
     root.querySelector<HTMLButtonElement>('[part~=open]')!.click();
-    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull());
+    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull(), { timeout: 5000 });
     expect(root.querySelector('h2')!.textContent).toBe('Votre panier');
     expect(root.querySelector('[part=close]')!.textContent).toBe('Fermer');
     expect(root.querySelector('[part=checkout]')!.textContent).toBe('Passer au paiement');

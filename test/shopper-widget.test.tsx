@@ -105,9 +105,10 @@ describe('<ucp-cart>', () => {
   async function openCart(handler: Handler, attrs: Record<string, string> = {}) {
     const seen = serve(handler);
     const { root } = await element('ucp-cart', attrs, 'c_1');
-    await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toMatch(/\([1-9]\d*\)/));
+    // (Generous waits: the body is a dynamically imported chunk, transformed on first use under vitest.)
+    await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toMatch(/\([1-9]\d*\)/), { timeout: 5000 });
     root.querySelector<HTMLButtonElement>('[part~=open]')!.click();
-    await vi.waitFor(() => expect(root.querySelector('[part=lines]')).not.toBeNull());
+    await vi.waitFor(() => expect(root.querySelector('[part=lines]')).not.toBeNull(), { timeout: 5000 });
     return { seen, root };
   }
 
