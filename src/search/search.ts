@@ -253,7 +253,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     if (p.rating) parts.push(el('p', { class: 'r' }, el('span', { 'aria-hidden': 'true' }, '★'), ` ${say('rating', p.rating.value, p.rating.scale_max)}${p.rating.count ? ` · ${say('reviews', p.rating.count)}` : ''}`));
     const state = cardAvailability(p);
     if (state) parts.push(el('p', { class: 'o' }, say(state)));
-    return el('li', {}, el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '320', height: '320' })] : []), el('h3', {}, p.title)), ...parts);
+    return el('li', { class: 'card' }, el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '320', height: '320' })] : []), el('h3', {}, p.title)), ...parts);
   };
 
   /** Renders the whole element; `settled`: a search just answered (status words are announced then). */
