@@ -5,6 +5,8 @@
  *   dist/host-role-embedded-<hash>.js   the embedded role, imported only on a framed cart page
  *   dist/host-role-host-<hash>.js       the host role, imported on the first `UCP.openCart()`
  *   dist/host-webmcp-<hash>.js          the WebMCP tools, imported only where `document.modelContext` exists
+ *   dist/host-customize-<hash>.js       the customization picker, imported when a product with customizations shows
+ *   dist/host-cart-body-<hash>.js       the cart's body, imported when the cart dialog first opens or the cart page renders
  *   dist/host-<name>-<hash>.js          code shared by the two roles (never by the entry)
  *   dist/host-chunks.json               the chunk graph, read by server/storefront/hostjs.ts and tests
  * Served by server/storefront/hostjs.ts.
@@ -39,12 +41,19 @@ function minifyCss(): Plugin {
 }
 
 /** The chunk whose facade is one of these modules plays that protocol role. */
-const ROLES: Record<string, 'embedded' | 'host' | 'webmcp' | 'search'> = { 'role-embedded.ts': 'embedded', 'role-host.ts': 'host', 'webmcp.ts': 'webmcp', 'search.ts': 'search' };
+const ROLES: Record<string, 'embedded' | 'host' | 'webmcp' | 'search' | 'picker' | 'cart'> = {
+  'role-embedded.ts': 'embedded',
+  'role-host.ts': 'host',
+  'webmcp.ts': 'webmcp',
+  'search.ts': 'search',
+  'customize.tsx': 'picker',
+  'cart-body.tsx': 'cart',
+};
 
 export interface HostChunks {
   entry: 'host.js';
   /** `modules`: the source modules in the chunk, relative to the repository (for tests). */
-  chunks: Array<{ file: string; role: 'embedded' | 'host' | 'webmcp' | 'search' | null; imports: string[]; modules: string[] }>;
+  chunks: Array<{ file: string; role: 'embedded' | 'host' | 'webmcp' | 'search' | 'picker' | 'cart' | null; imports: string[]; modules: string[] }>;
   entryModules: string[];
 }
 

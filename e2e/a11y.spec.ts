@@ -8,6 +8,17 @@ async function scan(page: Page, label: string) {
   expect(bad.map((v) => `${label}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
+test('the shop\'s 404 page for a browser (its chrome, lang, title)', async ({ page }) => {
+  const r = await page.goto('/no/such/page');
+  expect(r!.status()).toBe(404);
+  await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  await expect(page).toHaveTitle(/Page not found · /);
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+  await scan(page, '404');
+  await page.goto('/products/');
+  await scan(page, '404 /products/');
+});
+
 for (const colorScheme of ['light', 'dark'] as const) {
   test.describe(`${colorScheme} scheme`, () => {
     test.use({ colorScheme });

@@ -8,7 +8,7 @@ test('a shopper on the French page: product, errors, cart and a rejected code ar
   await expect(product.getByRole('button', { name: 'Add to cart' })).toBeVisible();
   await page.locator('#lang-switch').selectOption('fr');
   await expect(product.getByRole('button', { name: 'Ajouter au panier' })).toBeVisible();
-  await expect(product.getByLabel('Variante')).toBeVisible();
+  await expect(product.getByLabel('Finition')).toBeVisible();
 
   // Required fields missing: French errors on the fields.
   await product.getByRole('button', { name: 'Ajouter au panier' }).click();
@@ -25,7 +25,7 @@ test('a shopper on the French page: product, errors, cart and a rejected code ar
   await cartEl.getByRole('button', { name: 'Panier (1)' }).click();
   const dialog = cartEl.getByRole('dialog', { name: 'Votre panier' });
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByText('Gravure: Salut, Coffret: Coffret kraft')).toBeVisible();
+  await expect(dialog.getByText('Gravure: Salut; Coffret: Coffret kraft')).toBeVisible();
   await expect(dialog.getByRole('button', { name: 'Passer au paiement' })).toBeVisible();
 
   // An expired code: the server's warning, in the cart's language.
@@ -41,7 +41,7 @@ test('<ucp-search> on the home page follows the shopper\'s language and currency
   await page.waitForLoadState('load');
   await expect(page.locator('html')).toHaveAttribute('lang', 'fr');
   const search = page.locator('ucp-search');
-  await expect(search.getByRole('searchbox', { name: 'Rechercher dans le catalogue' })).toBeVisible();
+  await expect(search.getByRole('searchbox', { name: 'Rechercher dans la boutique' })).toBeVisible();
   await expect(search.getByRole('button', { name: 'Page suivante' })).toBeVisible();
   // Prices in euros, formatted the French way ("25,00 €").
   await expect(search.getByRole('list', { name: 'Produits' }).getByText(/\d+,\d\d\s€/).first()).toBeVisible();

@@ -117,7 +117,7 @@ test.describe('with WebMCP', () => {
     // The shopper changes it: the agent reads that next.
     await cartEl.getByRole('button', { name: 'Cart (3)' }).click();
     const dialog = cartEl.getByRole('dialog', { name: 'Your cart' });
-    await expect(dialog.getByText('Engraving: Happy trails, Gift box: Kraft box')).toBeVisible();
+    await expect(dialog.getByText('Engraving: Happy trails; Gift box: Kraft box')).toBeVisible();
     await dialog.getByRole('button', { name: /Increase quantity of Engraved Steel Flask/ }).click();
     await expect(dialog.getByRole('spinbutton', { name: /Quantity of Engraved Steel Flask/ })).toHaveValue('4');
     const read: any = await page.webmcp.callTool('get_cart', {});

@@ -11,7 +11,7 @@ test('product widget → cart dialog → checkout handoff', async ({ page, baseU
   await expect(product.getByRole('heading', { name: 'Engraved Steel Flask' })).toBeVisible();
 
   // Variant picker: choose the black finish (priced higher).
-  const variant = product.getByLabel('Variant');
+  const variant = product.getByLabel('Finish');
   await variant.selectOption({ index: 1 });
   await expect(variant).toHaveValue(/black/);
   await expect(product.locator('[part=price]')).toHaveText('$34.00');
@@ -41,7 +41,7 @@ test('product widget → cart dialog → checkout handoff', async ({ page, baseU
   const dialog = cartEl.getByRole('dialog', { name: 'Your cart' });
   await expect(dialog).toBeVisible();
   // Chosen options by their labels, not their ids.
-  await expect(dialog.getByText('Engraving: Happy trails, Gift box: Kraft box, Extras: Ribbon')).toBeVisible();
+  await expect(dialog.getByText('Engraving: Happy trails; Gift box: Kraft box; Extras: Ribbon')).toBeVisible();
   await dialog.getByRole('button', { name: /Increase quantity of Engraved Steel Flask/ }).click();
   await expect(dialog.getByRole('spinbutton', { name: /Quantity of Engraved Steel Flask/ })).toHaveValue('2');
   await expect(dialog.locator('[data-total=total]')).toHaveText('$77.00');

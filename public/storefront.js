@@ -6,12 +6,12 @@ for (const [id, attr, cookie] of [['currency-switch', 'currency', 'ucp_currency'
   const select = document.getElementById(id);
   if (!select) continue;
   select.addEventListener('change', () => {
-    document.cookie = `${cookie}=${encodeURIComponent(select.value)}; path=/; max-age=${select.value ? 31536000 : 0}; SameSite=Lax`;
+    // The shop's own currency is the default: no cookie for it, but the widgets are told it
+    // explicitly, so a cart priced in another currency is re-priced back.
+    const remembered = select.value !== select.dataset.shopCurrency;
+    document.cookie = `${cookie}=${encodeURIComponent(select.value)}; path=/; max-age=${remembered ? 31536000 : 0}; SameSite=Lax`;
     if (attr === 'lang') document.documentElement.lang = select.value;
-    for (const el of document.querySelectorAll('ucp-product, ucp-cart, ucp-search')) {
-      if (select.value) el.setAttribute(attr, select.value);
-      else el.removeAttribute(attr);
-    }
+    for (const el of document.querySelectorAll('ucp-product, ucp-cart, ucp-search')) el.setAttribute(attr, select.value);
     // Server-rendered text (headings, descriptions, labels) follows on the next page; reload for it now.
     if (attr === 'lang') location.reload();
   });

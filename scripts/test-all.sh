@@ -10,10 +10,13 @@ if [ ! -d node_modules ] || [ "${CI:-}" = "true" ]; then
   npm ci --no-audit --no-fund || { echo "npm ci failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
-# Debian's Chromium for the browser tests (browser downloads are blocked; we are root in CI).
-if ! command -v chromium >/dev/null 2>&1; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
-    || echo "warning: could not install chromium; browser tests will fail"
+# Debian's Chromium, Firefox ESR and WebKitGTK (WebKitWebDriver, under Xvfb) for the browser tests
+# (browser downloads are blocked; we are root in CI).
+missing=""
+for b in chromium:chromium firefox-esr:firefox-esr WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb; do command -v "${b%%:*}" >/dev/null 2>&1 || missing="$missing ${b#*:}"; done
+if [ -n "$missing" ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null 2>&1 \
+    || echo "warning: could not install$missing; browser tests will fail"
 fi
 # strace watches the embedded database's disk flushes from outside (test/durable-commit.test.ts).
 if ! command -v strace >/dev/null 2>&1; then
@@ -90,6 +93,14 @@ if ls e2e/*.spec.ts >/dev/null 2>&1; then
   fi
   [ "$pstatus" -ne 0 ] && status=1
 fi
+
+# The shopper flows of e2e/engines.spec.ts again in Firefox ESR and WebKit (e2e/engines/run.ts).
+for engine in firefox webkit; do
+  rm -f ".tmp/engines-$engine.json"
+  npx tsx e2e/engines/run.ts "$engine" || status=1
+  read -r ep ef < <(node -e 'try{const r=require(process.argv[1]);console.log(r.passed,r.failed)}catch{console.log(0,1)}' "./.tmp/engines-$engine.json")
+  passed=$((passed + ep)); failed=$((failed + ef))
+done
 
 echo
 echo "${passed} passed, ${failed} failed"

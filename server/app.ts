@@ -28,6 +28,7 @@ import { sandboxFault } from './http/sandbox-fault.ts';
 import { faviconHandler } from './storefront/favicon.ts';
 import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './platform.ts';
+import { notFoundPage, serverErrorPage, wantsPage } from './storefront/error-pages.ts';
 
 export interface AppDeps {
   db: DB;
@@ -151,7 +152,11 @@ export function createApp({ db, config }: AppDeps) {
 
   app.use('/*', staticFiles(PUBLIC_DIR));
 
-  app.notFound((c) => protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`));
-  app.onError((err, c) => renderError(err, c));
+  // People get pages, API clients JSON (by Accept and path: storefront/error-pages.ts).
+  app.notFound((c) => (c.get('shop') && wantsPage(c) ? notFoundPage(c) : protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  app.onError((err, c) => {
+    const res = renderError(err, c);
+    return (res.status === 503 || res.status === 500) && wantsPage(c) ? serverErrorPage(c, res.status, res.headers.get('retry-after')) : res;
+  });
   return app;
 }

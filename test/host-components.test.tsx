@@ -9,13 +9,17 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { fieldErrors, linesOf } from '../src/client/api.ts';
-import { entries, fieldText, modifiers, Picker } from '../src/views/customize.tsx';
+import { make as pickerKit } from '../src/views/customize.tsx';
+import { kit } from '../src/views/kit.ts';
 import { messageText, t } from '../src/views/i18n.ts';
 import { defineElements } from '../src/host/elements.tsx';
 import { validateCustomizations } from '../server/core/customizations.ts';
 import type { CustomizationDef as StoredDef } from '../server/formats/types.ts';
 import { money, Store, storeFor } from '../src/state/store.ts';
 import { allowedHosts, selectMode } from '../src/host/mode.ts';
+
+// The picker chunk over the entry's Preact and words, as host.js makes it (src/views/lazy.ts).
+const { entries, fieldText, modifiers, Picker } = pickerKit(kit);
 import type { CustomizationDef } from '../src/wire/catalog.ts';
 
 const DEFS: CustomizationDef[] = [
@@ -198,7 +202,11 @@ describe('the Checkout action (Store.checkout: the cart\'s button and WebMCP beg
     el.setAttribute('shop', 'http://go.test');
     document.body.append(el);
     const root = el.shadowRoot!;
-    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull());
+    // The body (a lazily loaded chunk) is rendered once the dialog is opened, not before.
+    await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toMatch(/\(\d+\)/));
+    expect(root.querySelector('[part=cart]')).toBeNull();
+    root.querySelector<HTMLButtonElement>('[part~=open]')!.click();
+    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull(), { timeout: 5000 });
     const seen: Array<[string, string]> = [];
     storeFor('http://go.test').handoff = (c) => seen.push([c.id, c.continue_url]);
     root.querySelector<HTMLButtonElement>('button[part=checkout]')!.click();
@@ -396,6 +404,8 @@ describe('widget language (src/views/i18n.ts)', () => {
     document.body.append(el);
     const root = el.shadowRoot!;
     await vi.waitFor(() => expect(root.querySelector('[part~=open]')!.textContent).toBe('Panier (1)'));
+    root.querySelector<HTMLButtonElement>('[part~=open]')!.click();
+    await vi.waitFor(() => expect(root.querySelector('[part=checkout]')).not.toBeNull(), { timeout: 5000 });
     expect(root.querySelector('h2')!.textContent).toBe('Votre panier');
     expect(root.querySelector('[part=close]')!.textContent).toBe('Fermer');
     expect(root.querySelector('[part=checkout]')!.textContent).toBe('Passer au paiement');

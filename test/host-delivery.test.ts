@@ -68,7 +68,7 @@ describe('/ucp/host.js', () => {
     const m = await s.req('demo.localhost', 'GET', '/ucp/host.json');
     const listed = m.body.chunks as Array<{ url: string; integrity: string; role: string | null; imports: string[] }>;
     expect(listed.map((c) => new URL(c.url).pathname).sort()).toEqual(graph.chunks.map((c) => `/ucp/${c.file}`).sort());
-    expect(listed.filter((c) => c.role).map((c) => c.role).sort()).toEqual(['embedded', 'host', 'search', 'webmcp']);
+    expect(listed.filter((c) => c.role).map((c) => c.role).sort()).toEqual(['cart', 'embedded', 'host', 'picker', 'search', 'webmcp']);
     for (const c of graph.chunks) {
       const bytes = readFileSync(DIST + c.file);
       const entry = listed.find((l) => l.url.endsWith(`/ucp/${c.file}`))!;
@@ -98,10 +98,17 @@ describe('/ucp/host.js', () => {
     const r = await s.req('demo.localhost', 'GET', '/products/engraved-flask');
     expect(r.status).toBe(200);
     expect(r.text).toMatch(new RegExp(`<script type="module" src="/ucp/host\\.[0-9a-f]{16}\\.js" integrity="${integrity.replace(/[+/]/g, '\\$&')}" crossorigin="anonymous"></script>`));
-    // A product page never loads either protocol role.
-    expect(r.text).not.toContain('modulepreload');
+    // A product page never loads either protocol role; one with customizations preloads the picker.
     expect(r.text).not.toContain('host-role-');
-    expect(r.text).toContain('<ucp-product product-id="prod_engraved_flask">');
+    const graph = JSON.parse(readFileSync(DIST + 'host-chunks.json', 'utf8')) as { chunks: Array<{ file: string; role: string | null }> };
+    const picker = graph.chunks.find((c) => c.role === 'picker')!.file;
+    const preloads = [...r.text.matchAll(/<link rel="modulepreload" href="\/ucp\/([^"]+)" integrity="([^"]+)" crossorigin="anonymous">/g)];
+    expect(preloads.map((p) => p[1])).toEqual([picker]);
+    expect(preloads[0][2]).toBe(sri(readFileSync(DIST + picker)));
+    const plain = await s.req('demo.localhost', 'GET', '/products/chef-knife');
+    expect(plain.status).toBe(200);
+    expect(plain.text).not.toContain('modulepreload');
+    expect(r.text).toContain('<ucp-product product-id="prod_engraved_flask" currency="USD">');
     expect(r.text).not.toMatch(/<script>|<style|style=/);
     expect(r.headers['content-security-policy']).toContain("script-src 'self'");
     expect((await s.req('demo.localhost', 'GET', '/products/nope')).status).toBe(404);

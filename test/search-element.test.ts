@@ -47,7 +47,8 @@ const pages = (body: Record<string, any>): Result<unknown> => {
   return { ok: true, data: { products, pagination: { has_next_page: next, ...(next ? { cursor: `c${at + size}` } : {}) } } };
 };
 
-const titles = (root: ShadowRoot) => [...root.querySelectorAll('li .t')].map((e) => e.textContent);
+// Card titles are headings (h3, under the listing's h2).
+const titles = (root: ShadowRoot) => [...root.querySelectorAll('li a h3')].map((e) => e.textContent);
 const button = (root: ShadowRoot, name: string) => [...root.querySelectorAll('button')].find((b) => b.textContent === name) as HTMLButtonElement;
 
 afterEach(() => {

@@ -7,7 +7,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fieldErrors, linesOf } from '../src/client/api.ts';
-import { fieldText } from '../src/views/customize.tsx';
+import { make as pickerKit } from '../src/views/customize.tsx';
+import { kit } from '../src/views/kit.ts';
+
+const { fieldText } = pickerKit(kit);
 import { adoptStyles } from '../src/views/styles.ts';
 import { money, Store } from '../src/state/store.ts';
 import { handlers, type Deps } from '../src/webmcp/tools.ts';

@@ -19,6 +19,7 @@ import { InvalidRequest } from '../core/errors.ts';
 import { html, raw, type Raw } from './html.ts';
 import { currencyAttr, type Prefs } from './prefs.ts';
 import type { StoreSay } from './words.ts';
+import { cardAvailability } from '../../src/search/availability.ts';
 
 /** Products per page of the home page. */
 export const PAGE_SIZE = 12;
@@ -67,7 +68,8 @@ async function categoriesOf(c: Context<AppEnv>, shop: Shop): Promise<string[]> {
   return values;
 }
 
-function priceText(p: Product, prefs: Prefs, say: StoreSay): string {
+/** A product's price as its card shows it (a range says "From"). */
+export function priceText(p: Product, prefs: Prefs, say: StoreSay): string {
   const { min, max } = p.price_range;
   const low = formatMoney(min.amount, min.currency, prefs.language);
   return min.amount === max.amount ? low : say('from_price', low);
@@ -81,9 +83,10 @@ function rating(p: Product, say: StoreSay): Raw | '' {
 
 function card(p: Product, prefs: Prefs, say: StoreSay): Raw {
   const image = p.media?.[0];
+  const state = cardAvailability(p);
   return html`<li class="card"><a href="/products/${encodeURIComponent(p.handle ?? p.id)}">${
     image ? html`<img src="${image.url}" alt="" width="320" height="320" loading="lazy">` : ''
-  }<h2>${p.title}</h2></a><p class="price">${priceText(p, prefs, say)}</p>${rating(p, say)}</li>`;
+  }<h3>${p.title}</h3></a><p class="price">${priceText(p, prefs, say)}</p>${rating(p, say)}${state ? html`<p class="avail">${say(state)}</p>` : ''}</li>`;
 }
 
 /**
@@ -112,10 +115,10 @@ export async function homeContent(c: Context<AppEnv>, shop: Shop, prefs: Prefs, 
   const categories = await categoriesOf(c, shop);
   const heading = query.q ? say('results_for', query.q) : query.category || say('all_products');
   const form = html`<form class="search" role="search" action="/" method="get">
-<label for="q" class="sr-only">${say('search_label')}</label><input id="q" name="q" type="search" value="${query.q}" placeholder="${say('search_label')}" maxlength="200">
-<label for="category" class="sr-only">${say('category')}</label><select id="category" name="category"><option value="">${say('all_products')}</option>${categories.map(
+<label class="grow">${say('search_label')}<input name="q" type="search" value="${query.q}" maxlength="200" autocomplete="off"></label>
+<label>${say('category')}<select name="category"><option value="">${say('all_products')}</option>${categories.map(
     (cat) => html`<option${cat === query.category ? raw(' selected') : ''}>${cat}</option>`,
-  )}</select>
+  )}</select></label>
 <button type="submit">${say('search')}</button></form>`;
   const list = products.length
     ? html`<ul class="grid cards">${products.map((p) => card(p, prefs, say))}</ul>`
@@ -128,7 +131,7 @@ export async function homeContent(c: Context<AppEnv>, shop: Shop, prefs: Prefs, 
       : '';
   const listing = html`${form}<h2 class="sub">${heading}</h2>${list}${pager}`;
   const live = shop.protocolEnabled && query.page === 1;
-  const element = html`<ucp-search categories="${categories.join(',')}" query="${query.q}" category="${query.category}" page-size="${PAGE_SIZE}"${currencyAttr(prefs)}>${listing}</ucp-search>`;
+  const element = html`<ucp-search categories="${categories.join(',')}" query="${query.q}" category="${query.category}" page-size="${PAGE_SIZE}" sync-url${currencyAttr(prefs)}>${listing}</ucp-search>`;
   return { content: html`<h1>${shop.name}</h1>${live ? element : listing}`, live };
 }
 

@@ -13,6 +13,8 @@ import type { Cart } from '../../src/wire/cart.ts';
 import { HandoffCart } from '../../src/wire/cart.ts';
 import { checkoutHandoff } from '../core/checkout-handoff.ts';
 import { formatMoney } from '../core/money.ts';
+import { lineAmount, signedAmount } from '../../src/views/amounts.ts';
+import { customizationsText } from '../../src/views/line-text.ts';
 import { getCartOp } from '../ucp/cart-operations.ts';
 import { protocolError } from '../http/errors.ts';
 import { html, page, type PageOptions } from './pages.ts';
@@ -31,17 +33,16 @@ interface SummaryCart {
   totals: SummaryTotal[];
 }
 
-/** The lines, customizations and totals of a cart, as a table a shopper reads. */
+/** The lines, customizations and totals of a cart, as a table a shopper reads (amounts: src/views/amounts.ts). */
 export function cartSummary(cart: SummaryCart, say: StoreSay, lang: string) {
   const fmt = (n: number) => formatMoney(n, cart.currency, lang);
-  const lineTotal = (l: SummaryCart['line_items'][number]) => (l.totals.find((t) => t.type === 'total') ?? l.totals.find((t) => t.type === 'subtotal'))?.amount ?? l.item.price * l.quantity;
   return html`<p>${say('currency_is', cart.currency)}</p>
 <div class="scroll" tabindex="0" role="region" aria-label="${say('cart')}"><table class="summary">
 <thead><tr><th scope="col">${say('item')}</th><th scope="col">${say('qty')}</th><th scope="col">${say('price')}</th><th scope="col">${say('line_total')}</th></tr></thead>
 <tbody>${cart.line_items.map(
-    (l) => html`<tr><td>${l.item.title}${l.customizations?.length ? html`<br><small>${l.customizations.map((z) => z.display_text ?? `${z.id}: ${z.value}`).join(', ')}</small>` : ''}</td><td>${l.quantity}</td><td>${fmt(l.item.price)}</td><td>${fmt(lineTotal(l))}</td></tr>`,
+    (l) => html`<tr><td>${l.item.title}${l.customizations?.length ? html`<br><small>${customizationsText(l.customizations)}</small>` : ''}</td><td>${l.quantity}</td><td>${fmt(l.item.price)}</td><td>${fmt(lineAmount(l))}</td></tr>`,
   )}</tbody>
-<tfoot>${cart.totals.map((t) => html`<tr><th scope="row" colspan="3">${label(t.type, say) ?? t.display_text ?? t.type}</th><td>${fmt(t.amount)}</td></tr>`)}</tfoot>
+<tfoot>${cart.totals.map((t) => html`<tr><th scope="row" colspan="3">${label(t.type, say) ?? t.display_text ?? t.type}</th><td>${fmt(signedAmount(t))}</td></tr>`)}</tfoot>
 </table></div>`;
 }
 

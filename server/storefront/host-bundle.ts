@@ -24,7 +24,7 @@ export interface HostAsset {
 export interface HostChunk extends HostAsset {
   file: string;
   /** The protocol role this chunk implements, or `webmcp` (the in-page agent tools), or `search` (`<ucp-search>`); `null`: code shared by the roles. */
-  role: 'embedded' | 'host' | 'webmcp' | 'search' | null;
+  role: 'embedded' | 'host' | 'webmcp' | 'search' | 'picker' | 'cart' | null;
   /** Chunks it imports statically (file names). */
   imports: string[];
 }
@@ -95,7 +95,7 @@ export function hostJsUrl(origin: string): string {
 }
 
 /** The chunks a role needs (its own and everything it imports), in load order. */
-export function roleChunks(b: HostBundle, role: 'embedded' | 'host' | 'search'): HostChunk[] {
+export function roleChunks(b: HostBundle, role: 'embedded' | 'host' | 'search' | 'picker'): HostChunk[] {
   const out = new Map<string, HostChunk>();
   const add = (c: HostChunk | undefined) => {
     if (!c || out.has(c.file)) return;

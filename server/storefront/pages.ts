@@ -14,12 +14,10 @@ import { currencyAttr, prefsOf } from './prefs.ts';
 import { storeWords } from './words.ts';
 import { issueStorefrontToken } from '../core/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';
-import { homeContent, productDetails } from './catalog-pages.ts';
+import { homeContent, priceText, productDetails } from './catalog-pages.ts';
 import { getProduct } from '../core/catalog.ts';
 
 export { esc, html, raw } from './html.ts';
-
-/** ` currency="EUR"` on a widget when the shopper chose a currency other than the shop's. */
 
 /** A CSP source is an origin, optionally with a `:*` port wildcard; anything else is dropped. */
 const ORIGIN_RE = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$/i;
@@ -44,11 +42,11 @@ export interface PageOptions {
   ancestors?: string[];
   /** Origins a form on the page may post to (the checkout handoff). */
   formTargets?: string[];
-  status?: 200 | 404 | 410 | 409 | 400 | 403;
+  status?: 200 | 404 | 410 | 409 | 400 | 403 | 500 | 503;
   withHeader?: boolean;
   cartButton?: boolean;
-  /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`). */
-  preload?: 'embedded' | 'search';
+  /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`; `picker`: a product with customizations). */
+  preload?: 'embedded' | 'search' | 'picker';
 }
 
 /** A storefront page in the shopper's language and currency (prefs.ts), with the shop's header. */
@@ -84,7 +82,7 @@ ${script}
 </head>
 <body>
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
-<label><span class="lbl">${say('currency')}</span> <select id="currency-switch"><option value="">${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
+<label><span class="lbl">${say('currency')}</span> <select id="currency-switch" data-shop-currency="${shop.settings.currency}"><option${prefs.chosenCurrency ? '' : raw(' selected')}>${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
 <label><span class="lbl">${say('language')}</span> <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
 ${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
 <main id="main"${opts.withHeader === false ? html` aria-label="${title} · ${shop.name}"` : ''}>
@@ -98,6 +96,13 @@ ${body}
   c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
   c.header('Cache-Control', 'no-store');
   return c.html(doc.html, opts.status ?? 200);
+}
+
+/** 404 in the shop's chrome (error-pages.ts: for a browser on a shop's host). */
+export function notFoundPage(c: Context<AppEnv>, heading?: string) {
+  const shop = c.get('shop')!;
+  const say = storeWords(prefsOf(c, shop).language);
+  return page(c, shop, heading ?? say('nf_title'), html`<h1>${heading ?? say('nf_title')}</h1><p>${say('nf_lead')}</p><p><a href="/">${say('shop_home')}</a></p>`, { status: 404 });
 }
 
 export function storefrontPages() {
@@ -119,7 +124,7 @@ export function storefrontPages() {
     const prefs = prefsOf(c, shop);
     const lang = prefs.language;
     const row = await c.get('db').selectFrom('products').select(['id', 'handle', 'doc']).where('shop_id', '=', shop.id).where('handle', '=', c.req.param('handle')).executeTakeFirst();
-    if (!row) return page(c, shop, 'Not found', html`<h1>Product not found</h1><p><a href="/">Back to the shop</a></p>`, { status: 404 });
+    if (!row) return notFoundPage(c, storeWords(prefsOf(c, shop).language)('not_found'));
     const title = text(row.doc.title, lang, shop.settings.default_language);
     const product = await getProduct(c.get('db'), shop, { id: row.id }, prefs.locale, c.get('origin'));
     const say = storeWords(lang);
@@ -127,8 +132,10 @@ export function storefrontPages() {
     // knows about the product; without the protocol, the details alone.
     const body = shop.protocolEnabled
       ? html`<h1 class="sr-only">${title}</h1><div class="product"><ucp-product product-id="${row.id}"${currencyAttr(prefs)}></ucp-product>${productDetails(product, say)}</div>`
-      : html`<h1>${title}</h1>${productDetails(product, say)}`;
-    return page(c, shop, title, body);
+      : html`<h1>${title}</h1>${product ? html`<p class="price">${priceText(product, prefs, say)}</p>` : ''}<p>${say('offline_note')}</p>${productDetails(product, say)}`;
+    // A product with customizations shows the picker at once: its chunk loads alongside host.js.
+    const custom = product?.variants.some((v) => v.metadata?.customizations?.length);
+    return page(c, shop, title, body, custom && shop.protocolEnabled ? { preload: 'picker' } : {});
   });
 
   // The cart page = the cart's continue_url. Any id answers 200; the widget reports an unknown cart.
@@ -145,7 +152,7 @@ export function storefrontPages() {
       c,
       shop,
       'Cart',
-      html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"></ucp-cart>`,
+      html`<h1 class="sr-only">Cart</h1><ucp-cart cart-id="${id}" mode="page" allowed-hosts="${ancestors.join(' ')}"${framed ? '' : currencyAttr(prefsOf(c, shop))}></ucp-cart>`,
       { ancestors, withHeader: !framed, cartButton: false, ...(framed ? { preload: 'embedded' as const } : {}) },
     );
   });

@@ -27,5 +27,10 @@ export function prefsOf(c: Context, shop: Shop): Prefs {
   return { language: locale.language, currency: locale.currency, chosenCurrency: locale.currency !== shop.settings.currency, locale };
 }
 
-/** The `currency` attribute for host.js's elements, when the shopper chose one (else the shop's applies). */
-export const currencyAttr = (p: Prefs) => (p.chosenCurrency ? html` currency="${p.currency}"` : '');
+/**
+ * The `currency` attribute for host.js's elements: always the display currency, the shop's own
+ * included. A widget without one keeps whatever currency its cart was last priced in (it cannot tell
+ * the shop's), so a shopper who went back to the shop's currency on another page, or in another tab,
+ * would keep a cart in the other one; with it, the widget re-prices the cart on load.
+ */
+export const currencyAttr = (p: Prefs) => html` currency="${p.currency}"`;

@@ -49,6 +49,17 @@ const en = {
   from_price: 'From {0}',
   results_for: 'Results for “{0}”',
   options: 'Options',
+  nf_title: 'Page not found',
+  nf_lead: 'There is nothing at this address. It may have moved, or the link may be mistyped.',
+  down_title: 'The shop is unavailable',
+  down_lead: 'The shop cannot be reached right now. Nothing you chose was lost: please try again in a moment.',
+  retry: 'Try again',
+  offline_note: 'This shop does not take orders online: visit or contact the shop to buy it.',
+  out_of_stock: 'Out of stock',
+  preorder: 'Pre-order',
+  backorder: 'Backorder',
+  err_title: 'Something went wrong',
+  err_lead: 'The shop could not show this page because of a problem on its side. Nothing you chose was lost: please try again.',
 };
 export type StoreWord = keyof typeof en;
 
@@ -97,6 +108,17 @@ const fr: Record<StoreWord, string> = {
   from_price: 'À partir de {0}',
   results_for: 'Résultats pour «\u00a0{0}\u00a0»',
   options: 'Options',
+  nf_title: 'Page introuvable',
+  nf_lead: 'Il n’y a rien à cette adresse. Elle a peut-être changé, ou le lien contient une faute de frappe.',
+  down_title: 'La boutique est indisponible',
+  down_lead: 'La boutique est injoignable pour le moment. Rien de ce que vous avez choisi n’est perdu : réessayez dans un instant.',
+  retry: 'Réessayer',
+  offline_note: 'Cette boutique ne prend pas de commandes en ligne\u00a0: rendez-vous en boutique ou contactez-la pour l’acheter.',
+  out_of_stock: 'En rupture de stock',
+  preorder: 'Précommande',
+  backorder: 'Sur commande',
+  err_title: 'Un problème est survenu',
+  err_lead: 'La boutique n’a pas pu afficher cette page à cause d’un problème de son côté. Rien de ce que vous avez choisi n’est perdu : réessayez.',
 };
 
 export type StoreSay = (key: StoreWord, ...args: Array<string | number>) => string;

@@ -15,7 +15,7 @@ import { h, render, type VNode } from 'preact';
 import { effect } from '@preact/signals';
 import { money, storeFor, type Store } from '../state/store.ts';
 import { adoptStyles } from '../views/styles.ts';
-import { loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
+import { interactive, loadProduct, ProductView, productUi, type ProductUi } from '../views/product.tsx';
 import { CartView, cartUi, type CartUi } from '../views/cart.tsx';
 import { startPage, type PageSession } from './mode.ts';
 import type { UcpEventDetails } from './types.ts';
@@ -133,8 +133,10 @@ export class UcpProduct extends UcpElement {
       () => {
         // Performance mark for docs/benchmarks.md: the first moment the widget can take input.
         const p = ui.product.peek();
-        if (p && p !== marked) performance.mark('ucp:product:interactive');
-        marked = p;
+        if (p && p !== marked && interactive(ui)) {
+          performance.mark('ucp:product:interactive');
+          marked = p;
+        }
       },
     );
     // (Re)load when the product id, the language or the currency changes.

@@ -9,7 +9,7 @@
  */
 import { money, storeFor } from '../state/store.ts';
 import { fieldErrors, linesOf } from '../client/api.ts';
-import { fieldText } from '../views/customize.tsx';
+import { loadPicker } from '../views/lazy.ts';
 import { adoptStyles } from '../views/styles.ts';
 
 export function startWebMcp(shop: string) {
@@ -20,5 +20,9 @@ export function startWebMcp(shop: string) {
   } catch {
     return;
   }
-  import('../webmcp/webmcp.ts').then((m) => m.registerTools(mc, { store: storeFor(shop), fieldErrors, fieldText, money, linesOf, adoptStyles }), () => {});
+  // The tools word customization errors as the picker does: its chunk loads alongside.
+  Promise.all([import('../webmcp/webmcp.ts'), loadPicker()]).then(
+    ([m, p]) => m.registerTools(mc, { store: storeFor(shop), fieldErrors, fieldText: p.fieldText, money, linesOf, adoptStyles }),
+    () => {},
+  );
 }

@@ -9,19 +9,21 @@
  *
  * Attributes: `shop`, `lang`, `currency` (as the other elements); `categories` (the filter's
  * choices, comma-separated, as the shop names them); `query` and `category` (the first search);
- * `page-size` (1-50, default 12). UCP pages by cursor, so the pager goes forward and back.
+ * `page-size` (1-50, default 12); `sync-url` (the element owns the page's `?q=&category=&page=`).
+ * UCP pages by cursor, so the pager goes forward and back.
  * Children are a fallback (e.g. the same listing rendered by the server, which also serves pages
  * without JavaScript): shown from the chunk's first draw until the first results arrive. The
  * shopper's search and page are kept in the history entry (`keep`), for Back and reload.
  */
 import type { Store } from '../state/store.ts';
 import type { Product, SearchResponse } from '../wire/catalog.ts';
+import { cardAvailability } from './availability.ts';
 
 type Money = (amount: number, currency: string, lang: string) => string;
 
 const WORDS = {
   en: {
-    search: 'Search the catalog',
+    search: 'Search the shop',
     go: 'Search',
     category: 'Category',
     all: 'All products',
@@ -37,9 +39,15 @@ const WORDS = {
     results: 'Products',
     pages: 'Pages',
     close: 'No exact match; showing close results.',
+    rating: 'Rated {0} out of {1}',
+    reviews: '{0} reviews',
+    resultsFor: 'Results for “{0}”',
+    out_of_stock: 'Out of stock',
+    preorder: 'Pre-order',
+    backorder: 'Backorder',
   },
   fr: {
-    search: 'Rechercher dans le catalogue',
+    search: 'Rechercher dans la boutique',
     go: 'Rechercher',
     category: 'Catégorie',
     all: 'Tous les produits',
@@ -55,18 +63,30 @@ const WORDS = {
     results: 'Produits',
     pages: 'Pages',
     close: 'Aucun résultat exact\u00a0; voici des résultats proches.',
+    rating: 'Noté {0} sur {1}',
+    reviews: '{0} avis',
+    resultsFor: 'Résultats pour «\u00a0{0}\u00a0»',
+    out_of_stock: 'En rupture de stock',
+    preorder: 'Précommande',
+    backorder: 'Sur commande',
   },
 };
 type Word = keyof typeof WORDS.en;
 
-const CSS = /* css */ `:host{display:block;font:1rem/1.4 system-ui,sans-serif;color:CanvasText}
+// The same look as the server-rendered listing of later pages (public/storefront.css: .search,
+// h2.sub, .cards, .card, .price, .rating, .pager), so every page of the catalog is one shop.
+const CSS = /* css */ `:host{display:block;color:inherit}
 form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:0 0 1rem}label{display:flex;flex-direction:column;gap:.25rem;font-size:.875rem}
-input,select,button{font:inherit;padding:.5rem .625rem;border:1px solid #8888;border-radius:6px;background:Canvas;color:CanvasText;min-height:2.75rem}
-input{min-width:min(18rem,100%)}button{cursor:pointer}button:disabled{opacity:.5;cursor:default}
-ul{list-style:none;margin:0;padding:0;display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr))}
-li a{display:flex;flex-direction:column;gap:.25rem;color:inherit;text-decoration:none}li a:hover .t,li a:focus-visible .t{text-decoration:underline}
-img{width:100%;aspect-ratio:1;object-fit:cover;border-radius:8px;background:#8882}.t{font-weight:600}
-nav{display:flex;gap:.5rem;align-items:center;justify-content:center;margin-top:1rem}p{margin:.5rem 0}
+input,select,button{font:inherit;padding:.45rem .6rem;border-radius:8px;border:1px solid light-dark(#b9c0cc,#4a515c);background:light-dark(#fff,#1a1d22);color:inherit;min-height:2.75rem}
+label:first-child{flex:1 1 14rem;min-width:0}form button{background:light-dark(#1f4fd1,#8fb0ff);color:light-dark(#fff,#0f1114);border-color:transparent;font-weight:600}
+button{cursor:pointer}button:disabled{opacity:.5;cursor:default}
+h2{font-size:1.1rem;margin:0 0 .75rem}
+ul{list-style:none;margin:0;padding:0;display:grid;gap:1.25rem;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr))}
+li{background:light-dark(#fff,#171a1f);border:1px solid light-dark(#d5d9e0,#30353d);border-radius:12px;padding:.75rem}
+li a{display:block;margin-bottom:.4rem;color:inherit;text-decoration:none}li a:hover h3,li a:focus-visible h3{text-decoration:underline;color:light-dark(#1f4fd1,#8fb0ff)}
+img{width:100%;height:auto;aspect-ratio:1;object-fit:cover;border-radius:8px;background:light-dark(#eef0f3,#22262c)}
+h3{font-size:1rem;margin:.5rem 0 .25rem}li p{margin:.15rem 0}.p{font-weight:600}.r{font-size:.9rem;color:light-dark(#4a5160,#b8bfca)}.o{font-size:.9rem;color:light-dark(#b3261e,#ffb4ab)}
+nav{display:flex;gap:1rem;align-items:center;justify-content:center;margin:1.5rem 0 .5rem}p{margin:.5rem 0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}.h{visibility:hidden}`;
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>) => {
@@ -131,7 +151,7 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     root.append(el('style', {}, CSS));
   }
   const lang = () => (host.getAttribute('lang') || document.documentElement.lang || navigator.language || 'en').toLowerCase();
-  const say = (w: Word, arg: string | number = '') => (lang().startsWith('fr') ? WORDS.fr : WORDS.en)[w].replace('{0}', String(arg));
+  const say = (w: Word, ...args: Array<string | number>) => (lang().startsWith('fr') ? WORDS.fr : WORDS.en)[w].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
   const limit = () => Math.min(50, Math.max(1, Number(host.getAttribute('page-size')) || 12));
 
   const kept = keep(host);
@@ -188,23 +208,52 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
     scrollBack = 0;
   };
 
-  const search = () => {
-    cursors = [undefined];
-    page = 0;
+  /**
+   * `sync-url`: the element owns the page's address (`?q=…&category=…&page=N`, the server-rendered
+   * listing's own), so each search and page the shopper asks for is a history entry of its own:
+   * shareable, reloadable, and Back/Forward go through them (popstate below).
+   */
+  const sync = host.hasAttribute('sync-url');
+  const push = () => {
+    if (!sync) return;
+    const u = new URL(location.href);
+    for (const [k, v] of [['q', query.trim()], ['category', category], ['page', page ? String(page + 1) : '']]) v ? u.searchParams.set(k, v) : u.searchParams.delete(k);
+    if (u.href !== location.href) try { history.pushState(history.state, '', u); } catch {}
+  };
+  if (sync)
+    addEventListener('popstate', () => {
+      const k = kept.read();
+      if (!k || !host.isConnected) return;
+      ({ query, category, page } = k);
+      cursors = k.cursors.map((c) => c ?? undefined);
+      scrollBack = k.y ?? 0;
+      void run();
+    });
+
+  /** The shopper asks for another search or page: the entry being left keeps its own first. */
+  const go = (change: () => void) => {
+    if (sync) save();
+    change();
+    push();
     void run();
   };
+  const search = () =>
+    go(() => {
+      cursors = [undefined];
+      page = 0;
+    });
 
   const card = (p: Product) => {
     const image = p.media?.find((m) => m.type === 'image' || !m.type);
     const min = p.price_range.min;
     const price = money(min.amount, min.currency, lang());
     const varies = p.price_range.max.amount > min.amount;
-    return el(
-      'li',
-      {},
-      el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '160', height: '160' })] : []), el('span', { class: 't' }, p.title)),
-      el('span', {}, varies ? say('fromPrice', price) : price),
-    );
+    // Card titles are headings (screen-reader users move through a listing by heading).
+    const parts: Node[] = [el('p', { class: 'p' }, varies ? say('fromPrice', price) : price)];
+    if (p.rating) parts.push(el('p', { class: 'r' }, el('span', { 'aria-hidden': 'true' }, '★'), ` ${say('rating', p.rating.value, p.rating.scale_max)}${p.rating.count ? ` · ${say('reviews', p.rating.count)}` : ''}`));
+    const state = cardAvailability(p);
+    if (state) parts.push(el('p', { class: 'o' }, say(state)));
+    return el('li', { class: 'card' }, el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '320', height: '320' })] : []), el('h3', {}, p.title)), ...parts);
   };
 
   /** Renders the whole element; `settled`: a search just answered (status words are announced then). */
@@ -229,20 +278,21 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
       el('label', {}, say('category'), c),
       el('button', { type: 'submit', 'data-k': 'g' }, say('go')),
     );
+    const ask = () =>
+      go(() => {
+        query = q.value;
+        category = c.value;
+        cursors = [undefined];
+        page = 0;
+      });
     form.onsubmit = (e) => {
       e.preventDefault();
-      query = q.value;
-      category = c.value;
-      search();
+      ask();
     };
-    c.onchange = () => {
-      query = q.value;
-      category = c.value;
-      search();
-    };
+    c.onchange = ask;
 
     const status = el('p', { role: 'status' });
-    const parts: Node[] = [form, status];
+    const parts: Node[] = [form, el('h2', {}, query.trim() ? say('resultsFor', query.trim()) : category || say('all')), status];
     if (failed) {
       const retry = el('button', { type: 'button' }, say('retry'));
       retry.onclick = () => void run();
@@ -258,15 +308,12 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
         const next = el('button', { type: 'button', 'data-k': 'n' }, say('next'));
         prev.disabled = loading || page === 0;
         next.disabled = loading || !result.next;
-        prev.onclick = () => {
-          page--;
-          void run();
-        };
-        next.onclick = () => {
-          cursors[page + 1] = result!.next;
-          page++;
-          void run();
-        };
+        prev.onclick = () => go(() => page--);
+        next.onclick = () =>
+          go(() => {
+            cursors[page + 1] = result!.next;
+            page++;
+          });
         parts.push(el('nav', { 'aria-label': say('pages') }, prev, el('span', { 'aria-current': 'page' }, say('page', page + 1)), next));
       }
     }

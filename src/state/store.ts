@@ -167,6 +167,11 @@ export class Store {
     return codes.filter((_, i) => !rejected.has(i));
   }
 
+  /** Keeps exactly these codes (removing one from the cart). */
+  setCodes(codes: string[]) {
+    return this.commit(linesOf(this.cart.value), codes);
+  }
+
   applyCode(code: string) {
     const codes = this.keptCodes().filter((c) => c.toUpperCase() !== code.toUpperCase());
     return this.commit(linesOf(this.cart.value), [...codes, code]);

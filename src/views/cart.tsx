@@ -4,186 +4,16 @@
 /**
  * `<ucp-cart>`'s UI. Widget mode: a cart button opening a modal `<dialog>` (focus moves in, is
  * trapped by the modal, and returns to the button on close). Page mode (the cart page at
- * `continue_url`, framed or not): the same body inline. Lines with quantity steppers and remove,
- * discount codes with the server's accept/reject message, totals, messages, checkout.
+ * `continue_url`, framed or not): the same body inline. The body (lines, codes, totals, checkout:
+ * src/views/cart-body.tsx) is a lazily loaded chunk, imported when the dialog first opens or the
+ * cart page renders; the button, the dialog and the live region are here, in the entry.
  */
-import { h, Fragment, createRef } from 'preact';
-import { signal } from '@preact/signals';
-import { money, type Store } from '../state/store.ts';
-import { messageText, own, retryable, t } from './i18n.ts';
+import { h, Fragment } from 'preact';
+import { t } from './i18n.ts';
+import { cartBody, loadCartBody } from './lazy.ts';
+import type { CartProps } from './cart-ui.ts';
 
-/**
- * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
- * `effect`, so every signal read while rendering is a dependency, see src/host/elements.tsx).
- */
-export const cartUi = () => ({
-  code: signal(''),
-  /** The answer to the last code applied: the server's rejection, or accepted (worded while rendering). */
-  codeMsg: signal<{ c: string; title?: string; warn?: string } | null>(null),
-  dialog: createRef<HTMLDialogElement>(),
-  opener: createRef<HTMLButtonElement>(),
-});
-export type CartUi = ReturnType<typeof cartUi>;
-
-export interface CartProps {
-  store: Store;
-  ui: CartUi;
-  uid: string;
-  page?: boolean;
-}
-
-const CODE_RE = /^\$\.discounts\.codes\[(\d+)\]/;
-
-function CartBody({ store, ui, uid }: CartProps) {
-  const lang = store.lang.value;
-  const cart = store.cart.value;
-  const busy = store.busy.value;
-  const code = ui.code.value;
-  const codeMsg = ui.codeMsg.value;
-  const setCode = (v: string) => (ui.code.value = v);
-  const setCodeMsg = (v: { c: string; title?: string; warn?: string }) => (ui.codeMsg.value = v);
-  const fmt = (n: number) => money(n, cart?.currency ?? 'USD', lang);
-  // An accepted code in the current language, with its title as the cart now has it.
-  const codeText = (m: { c: string; title?: string; warn?: string }, l: string) =>
-    m.warn ?? t(l, 'applied', m.c, cart?.discounts?.applied.find((a) => a.code?.toUpperCase() === m.c.toUpperCase())?.title ?? m.title ?? '');
-
-  async function apply(e: Event) {
-    e.preventDefault();
-    const c = ui.code.value.trim();
-    if (!c) return;
-    const r = await store.applyCode(c);
-    if (!r.ok) return setCodeMsg({ c, warn: r.messages.map((m) => m.content).join(' ') });
-    const i = r.data.discounts?.codes.findIndex((x) => x.toUpperCase() === c.toUpperCase()) ?? -1;
-    const warn = r.data.messages?.find((m) => CODE_RE.exec(m.path ?? '')?.[1] === String(i));
-    const hit = r.data.discounts?.applied.find((a) => a.code?.toUpperCase() === c.toUpperCase());
-    const msg = { c, title: hit?.title, warn: warn?.content };
-    setCodeMsg(msg);
-    if (!warn) setCode('');
-    store.announce(codeText(msg, store.lang.value));
-  }
-
-  async function setQty(id: string, title: string, q: number) {
-    const r = await store.setQuantity(id, q);
-    if (r.ok) {
-      const total = r.data.totals.find((x) => x.type === 'total');
-      store.announce(`${q > 0 ? t(lang, 'said', t(lang, 'qtyOf', title), q) : t(lang, 'removed', title)} ${total ? t(lang, 'total', fmt(total.amount)) : ''}`);
-    }
-  }
-
-  const errors = store.error.value;
-  const all = cart?.messages ?? [];
-  // Messages about one line (stock: server/core/stock.ts) are shown with it; the rest below the totals.
-  const lineOf = (m: { path?: string }) => /^\$\.line_items\[(\d+)\]/.exec(m.path ?? '')?.[1];
-  const other = all.filter((m) => !CODE_RE.test(m.path ?? '') && lineOf(m) === undefined);
-  const blocked = all.some((m) => m.type === 'error' && m.code === 'out_of_stock');
-  return (
-    <div part="cart" aria-busy={busy ? 'true' : undefined}>
-      {errors.map((m) => (
-        <p class="err" role="alert" part="error">
-          {messageText(lang, m)}
-        </p>
-      ))}
-      {retryable(errors) ? (
-        <button type="button" disabled={busy} onClick={() => store.reload()}>
-          {t(lang, 'retry')}
-        </button>
-      ) : null}
-      {!cart || !cart.line_items.length ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
-      {cart && cart.line_items.length ? (
-        <ul part="lines">
-          {cart.line_items.map((l, i) => {
-            const title = l.item.title;
-            const lineTotal = l.totals.find((x) => x.type === 'total') ?? l.totals.find((x) => x.type === 'subtotal');
-            const qid = `${uid}-q-${l.id}`;
-            return (
-              <li class="line" part="line" key={l.id}>
-                {l.item.image_url ? <img src={l.item.image_url} alt="" width={56} height={56} /> : <span />}
-                <div>
-                  <div class="p">{title}</div>
-                  {l.customizations?.length ? <div class="m">{l.customizations.map((c) => c.display_text ?? c.value).join(', ')}</div> : null}
-                  {all
-                    .filter((m) => lineOf(m) === String(i))
-                    .map((m) => (
-                      <p class={m.type === 'error' ? 'err' : 'm'} part="line-message">
-                        {m.content}
-                      </p>
-                    ))}
-                  <div class="row qty">
-                    {/* The stepper stays one piece on a narrow screen; "Remove" wraps below it. */}
-                    <span class="row">
-                    <button type="button" aria-label={t(lang, 'dec', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity - 1)}>
-                      −
-                    </button>
-                    <label class="sr" for={qid}>
-                      {t(lang, 'qtyOf', title)}
-                    </label>
-                    <input
-                      id={qid}
-                      type="number"
-                      min={0}
-                      max={999}
-                      value={l.quantity}
-                      onChange={(e) => setQty(l.id, title, Math.max(0, Math.min(999, Math.floor(+(e.currentTarget as HTMLInputElement).value || 0))))}
-                    />
-                    <button type="button" aria-label={t(lang, 'inc', title)} disabled={busy} onClick={() => setQty(l.id, title, l.quantity + 1)}>
-                      +
-                    </button>
-                    </span>
-                    <button type="button" part="remove" disabled={busy} onClick={() => setQty(l.id, title, 0)}>
-                      {t(lang, 'remove', '').trim()}
-                      <span class="sr"> {title}</span>
-                    </button>
-                  </div>
-                </div>
-                <div class="p">{lineTotal ? fmt(lineTotal.amount) : ''}</div>
-              </li>
-            );
-          })}
-        </ul>
-      ) : null}
-      {cart && cart.line_items.length ? (
-        <form class="f" onSubmit={apply} part="discount">
-          <label class="t" for={`${uid}-code`}>
-            {t(lang, 'code')}
-          </label>
-          <div class="row">
-            <input id={`${uid}-code`} type="text" value={code} autocomplete="off" aria-describedby={codeMsg ? `${uid}-cm` : undefined} onInput={(e) => setCode((e.currentTarget as HTMLInputElement).value)} />
-            <button type="submit" disabled={busy}>
-              {t(lang, 'apply')}
-            </button>
-          </div>
-          {codeMsg ? (
-            <p id={`${uid}-cm`} class={codeMsg.warn ? 'err' : 'm'} part="discount-message">
-              {codeText(codeMsg, lang)}
-            </p>
-          ) : null}
-        </form>
-      ) : null}
-      {cart && cart.line_items.length ? (
-        <dl part="totals">
-          {cart.totals.map((x) => (
-            <>
-              <dt class={x.type === 'total' ? 'tot' : ''}>{own(lang, x.type) ?? x.display_text ?? t(lang, x.type)}</dt>
-              <dd class={x.type === 'total' ? 'tot' : ''} data-total={x.type}>
-                {fmt(x.type === 'discount' || x.type === 'items_discount' ? -Math.abs(x.amount) : x.amount)}
-              </dd>
-            </>
-          ))}
-        </dl>
-      ) : null}
-      {other.map((m) => (
-        <p class={m.type === 'error' ? 'err' : 'm'} part="message">
-          {messageText(lang, m)}
-        </p>
-      ))}
-      {cart && cart.line_items.length ? (
-        <button type="button" class="pri" part="checkout" disabled={busy || blocked} onClick={() => store.checkout()}>
-          {t(lang, 'checkout')}
-        </button>
-      ) : null}
-    </div>
-  );
-}
+export { cartUi, type CartUi, type CartProps } from './cart-ui.ts';
 
 /** Keeps Tab inside the modal dialog (the modal makes the page inert, but Tab could leave to the browser). */
 function trap(e: KeyboardEvent) {
@@ -196,6 +26,13 @@ function trap(e: KeyboardEvent) {
     e.preventDefault();
     (e.shiftKey ? all[all.length - 1] : all[0])?.focus();
   }
+}
+
+/** The cart's body once its chunk has loaded; until then "Loading…". */
+function Body(props: CartProps) {
+  const b = cartBody.value;
+  if (!b) loadCartBody().catch(() => {});
+  return b ? <b.CartBody {...props} /> : <p class="m">{t(props.store.lang.value, 'loading')}</p>;
 }
 
 export function CartView(props: CartProps) {
@@ -212,7 +49,7 @@ export function CartView(props: CartProps) {
     return (
       <section class="card" aria-labelledby={`${uid}-h`}>
         <h2 id={`${uid}-h`}>{t(lang, 'yourCart')}</h2>
-        <CartBody {...props} />
+        <Body {...props} />
         {live}
       </section>
     );
@@ -225,6 +62,7 @@ export function CartView(props: CartProps) {
         part="button open"
         aria-haspopup="dialog"
         onClick={() => {
+          ui.opened.value = true;
           dialog.current?.showModal();
           store.reload();
         }}
@@ -238,7 +76,7 @@ export function CartView(props: CartProps) {
             {t(lang, 'close')}
           </button>
         </div>
-        <CartBody {...props} />
+        {ui.opened.value ? <Body {...props} /> : null}
       </dialog>
       {live}
     </>

@@ -8,8 +8,16 @@ import type { Product } from '../wire/catalog.ts';
 import type { Message } from '../wire/common.ts';
 import { fieldErrors } from '../client/api.ts';
 import { money, type Store } from '../state/store.ts';
-import { entries, fieldText, modifiers, Picker, type Values } from './customize.tsx';
+import type { Values } from './customize.tsx';
+import { loadPicker, picker } from './lazy.ts';
 import { messageText, retryable, t } from './i18n.ts';
+
+/** The product is shown and can take input (its picker loaded, when it has one). */
+export function interactive(ui: ProductUi) {
+  const p = ui.product.value;
+  const v = p && (p.variants.find((x) => x.id === ui.variantId.value) ?? p.variants[0]);
+  return !!v && (!v.metadata?.customizations?.length || !!picker.value);
+}
 
 /**
  * The view's own state, kept by the element (no hooks: the element re-renders the whole view in an
@@ -90,15 +98,21 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
   }
   const variant = product.variants.find((v) => v.id === variantId) ?? product.variants[0];
   const defs = variant.metadata?.customizations ?? [];
+  const pick = picker.value;
+  if (defs.length && !pick) loadPicker().catch(() => {});
   const image = variant.media?.[0] ?? product.media?.[0];
-  const unit = variant.price.amount + modifiers(defs, values);
+  const unit = variant.price.amount + (pick?.modifiers(defs, values) ?? 0);
   // What one cart may hold now (server/core/stock.ts); the server caps anything above it anyway.
   const max = Math.min(999, variant.metadata?.quantity_available ?? 999);
+  // Availability in words: out of stock (or no longer sold), pre-order, backorder; nothing when in stock.
+  const available = variant.availability.available && max > 0;
+  const st = variant.availability.status;
+  const state = available ? (st === 'preorder' || st === 'backorder' ? st : '') : st === 'discontinued' ? st : 'out_of_stock';
   // Field errors (keyed by customization id; '' = the rest) in the current language.
   let errors: Record<string, string> = {};
   if (rejected) {
     const { messages, index, sent } = rejected;
-    errors = fieldErrors(messages, index, sent, (m, id) => fieldText(lang, m, defs.find((d) => d.id === id)));
+    errors = fieldErrors(messages, index, sent, (m, id) => pick?.fieldText(lang, m, defs.find((d) => d.id === id)) ?? m.content);
     const general = messages.filter((m) => !m.path?.startsWith(`$.line_items[${index}]`)).map((m) => messageText(lang, m));
     if (errors['']) general.push(errors['']);
     errors[''] = general.join(' ');
@@ -106,9 +120,11 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
 
   async function add(e: Event) {
     e.preventDefault();
-    const sent = entries(defs, values);
+    const sent = pick?.entries(defs, values) ?? [];
     setBusy(true);
     setStatus(null);
+    // More than the stock left is added as what is left, and the status says so.
+    const short = qty > max;
     const { result, index } = await store.add({ item: { id: variant.id }, quantity: Math.min(qty, max), ...(sent.length ? { customizations: sent } : {}) });
     setBusy(false);
     if (result.ok) {
@@ -119,9 +135,11 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
       const capped = result.data.messages?.find((m) => m.code === 'out_of_stock' && m.path?.startsWith(`$.line_items[${index}]`));
       setStatus((l) => {
         const p = ui.product.value!;
-        return `${t(l, 'added', `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})`)}${capped ? ` ${capped.content}` : ''}`;
+        // The variant's name only when there is a choice (a single variant is named like its product).
+        const name = p.variants.length > 1 ? `${p.title} (${(p.variants.find((v) => v.id === id) ?? variant).title})` : p.title;
+        return `${t(l, 'added', name)}${short ? ` ${t(l, 'only', max)}` : capped ? ` ${capped.content}` : ''}`;
       });
-      onAdded?.({ variantId: variant.id, quantity: qty });
+      onAdded?.({ variantId: variant.id, quantity: Math.min(qty, max) });
       return;
     }
     setRejected({ messages: result.messages, index, sent });
@@ -144,10 +162,15 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
           <s class="m"> {money(variant.list_price.amount, variant.list_price.currency, lang)}</s>
         ) : null}
       </p>
+      {state ? (
+        <p class={available ? 'm' : 'err'} part="availability">
+          {t(lang, state)}
+        </p>
+      ) : null}
       {product.variants.length > 1 ? (
         <div class="f">
           <label class="t" for={vid}>
-            {t(lang, 'variant')}
+            {product.options?.map((o) => o.name).join(' / ') || t(lang, 'variant')}
           </label>
           <select id={vid} part="variant" value={variant.id} onChange={(e) => { setVariantId((e.currentTarget as HTMLSelectElement).value); setRejected(null); }}>
             {product.variants.map((v) => (
@@ -159,11 +182,15 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
           </select>
         </div>
       ) : null}
-      <Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
+      {pick ? (
+        <pick.Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => setValues({ ...values, [id]: v })} />
+      ) : defs.length ? (
+        <p class="m">{t(lang, 'loading')}</p>
+      ) : null}
       <div class="row">
         <label for={`${uid}-q`}>{t(lang, 'qty')}</label>
-        <input id={`${uid}-q`} type="number" min={1} max={max} value={Math.min(qty, max)} class="qty" onInput={(e) => setQty(Math.max(1, Math.min(max, +(e.currentTarget as HTMLInputElement).value || 1)))} />
-        <button type="submit" class="pri" part="button add" disabled={busy || !variant.availability.available}>
+        <input id={`${uid}-q`} type="number" min={1} max={max} value={qty} class="qty" disabled={!available} onInput={(e) => setQty(Math.max(1, Math.min(999, +(e.currentTarget as HTMLInputElement).value || 1)))} />
+        <button type="submit" class="pri" part="button add" disabled={busy || !available || (defs.length > 0 && !pick)}>
           {t(lang, 'add')}
         </button>
       </div>

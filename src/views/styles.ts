@@ -31,7 +31,7 @@ dialog{width:min(34rem,94vw);max-height:90vh}
 dialog::backdrop{background:#0008}
 ul{list-style:none;margin:0;padding:0}
 li.line{display:grid;grid-template-columns:3rem 1fr auto;gap:.6rem;padding:.6rem 0;border-bottom:1px solid var(--l)}
-.qty input{width:3rem;text-align:center}.qty>.row{flex-wrap:nowrap;gap:.25rem}
+.qty input{width:3.25rem;padding:.4rem .1rem;text-align:center}.qty>.row{flex-wrap:nowrap;gap:.25rem}
 dl{display:grid;grid-template-columns:1fr auto;gap:.2rem 1rem;margin:.75rem 0}dd{margin:0;text-align:right}
 .tot{font-weight:700}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

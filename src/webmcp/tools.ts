@@ -7,7 +7,7 @@
  */
 import type { Store } from '../state/store.ts';
 import type { fieldErrors, linesOf } from '../client/api.ts';
-import type { fieldText } from '../views/customize.tsx';
+import type { PickerKit } from '../views/customize.tsx';
 import type { money } from '../state/store.ts';
 import type { Cart, LineItemInput } from '../wire/cart.ts';
 import type { Message } from '../wire/common.ts';
@@ -18,7 +18,7 @@ import { askShopper, words } from './confirm.ts';
 export interface Deps {
   store: Store;
   fieldErrors: typeof fieldErrors;
-  fieldText: typeof fieldText;
+  fieldText: PickerKit['fieldText'];
   money: typeof money;
   linesOf: typeof linesOf;
   adoptStyles: (root: ShadowRoot) => void;

@@ -1,0 +1,171 @@
+/**
+ * The shopper and embedded-cart flows, written once over ./driver.ts and run in Chromium
+ * (e2e/engines.spec.ts, Playwright), Firefox ESR and WebKit (e2e/engines/run.ts). Each flow ends
+ * with a screenshot (kept under test-results/engines/<engine>/) and fails on any uncaught page
+ * error. docs/host-js.md "Browsers".
+ */
+import { mkdirSync } from 'node:fs';
+import { FIND, until, type Driver } from './driver.ts';
+
+export interface Flow {
+  name: string;
+  run(d: Driver, shop: string): Promise<void>;
+}
+
+const text = (path: string[]) => `() => ((${FIND_SRC})(${JSON.stringify(path)}) || {}).textContent || ''`;
+const FIND_SRC = FIND;
+const has = (path: string[], words = '') => `() => { const el = (${FIND_SRC})(${JSON.stringify(path)}); return !!el && (el.textContent || '').includes(${JSON.stringify(words)}); }`;
+const urlHas = (part: string) => `() => location.href.includes(${JSON.stringify(part)}) && document.readyState === 'complete'`;
+const agentOf = (shop: string) => shop.replace('//demo.', '//agent.');
+
+export const SHOT_DIR = 'test-results/engines';
+async function shot(d: Driver, name: string) {
+  mkdirSync(`${SHOT_DIR}/${d.engine}`, { recursive: true });
+  await d.screenshot(`${SHOT_DIR}/${d.engine}/${name}.png`);
+}
+async function noErrors(d: Driver) {
+  const errs = await d.errors();
+  if (errs.length) throw new Error(`${d.engine}: uncaught page errors: ${errs.join(' | ')}`);
+}
+
+const P = ['ucp-product'];
+const CART = ['ucp-cart'];
+
+export const FLOWS: Flow[] = [
+  {
+    name: 'product page: picker error then valid, add, cart dialog, quantity and code, checkout handoff',
+    async run(d, shop) {
+      await d.viewport(1280, 900);
+      await d.goto(`${shop}/products/engraved-flask`);
+      await until(d, 'the picker', has([...P, 'input[type=text]']));
+      await d.click([...P, 'button[part~=add]']);
+      await until(d, 'the field errors', `() => !!(${FIND_SRC})(['ucp-product', '[aria-invalid=true]'])`);
+      await d.type([...P, 'input[type=text]'], 'Happy trails');
+      await d.click([...P, 'input[type=radio][value=kraft]']);
+      await d.click([...P, 'button[part~=add]']);
+      await until(d, 'the added status', has([...P, '[part=status]'], 'Added Engraved Steel Flask'));
+      await d.click([...CART, 'button[part~=open]']);
+      await until(d, 'the cart dialog', has([...CART, 'dialog[open] [part=line]'], 'Engraved Steel Flask'));
+      await d.click([...CART, '[part=line] button[aria-label^="Increase"]']);
+      await until(d, 'quantity 2', `() => (${FIND_SRC})(['ucp-cart', '[part=line] input[type=number]'])?.value === '2'`);
+      await d.type([...CART, '[part=discount] input'], 'WELCOME10');
+      await d.click([...CART, '[part=discount] button[type=submit]']);
+      await until(d, 'the applied code', has([...CART, '[part=codes]'], 'WELCOME10'));
+      // The lines add up to the Subtotal (docs/carts.md "What a line shows").
+      const sums = await d.eval<[string, string]>(`() => { const r = (${FIND_SRC})(['ucp-cart']).shadowRoot; return [r.querySelector('[part=line] > .p').textContent, r.querySelector('[data-total=subtotal]').textContent]; }`);
+      if (sums[0] !== sums[1]) throw new Error(`line ${sums[0]} != subtotal ${sums[1]}`);
+      await shot(d, 'cart-dialog');
+      await d.click([...CART, '[part=checkout]']);
+      await until(d, 'the handoff preview', urlHas('/handoff-preview'));
+      await until(d, 'the handed-over table', `() => (document.querySelector('table') || {}).textContent?.includes('Engraving: Happy trails')`);
+      await shot(d, 'handoff');
+      await noErrors(d);
+    },
+  },
+  {
+    name: '<ucp-search>: search, category, paging, and Back, with the URL following',
+    async run(d, shop) {
+      await d.viewport(1280, 900);
+      await d.goto(`${shop}/`);
+      const S = ['ucp-search'];
+      await until(d, 'the search form', `() => !!(${FIND_SRC})(['ucp-search', 'form input[name=q]'])`);
+      await d.type([...S, 'input[name=q]'], 'linen');
+      await d.click([...S, 'form button[type=submit]']);
+      await until(d, '?q=linen', urlHas('q=linen'));
+      await until(d, 'linen results', `() => [...(${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li h3')].some((h) => /linen/i.test(h.textContent))`);
+      await d.type([...S, 'input[name=q]'], '');
+      await d.click([...S, 'form button[type=submit]']);
+      await until(d, 'the whole catalog', `() => !location.search.includes('q=') && (${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li').length === 12`);
+      // A category (choosing one searches at once), then all products again.
+      const cat = await d.eval<string>(`() => (${FIND_SRC})(['ucp-search', 'select[name=category] option:nth-child(2)']).value`);
+      await d.select([...S, 'select[name=category]'], cat);
+      await until(d, `?category=${cat}`, urlHas(`category=${encodeURIComponent(cat)}`));
+      await until(d, `the ${cat} heading`, has([...S, 'h2'], cat));
+      await d.select([...S, 'select[name=category]'], '');
+      await until(d, 'all products again', `() => !location.search.includes('category=') && (${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li').length === 12`);
+      const first = await d.eval<string>(text([...S, 'li h3']));
+      await d.click([...S, 'nav button:last-of-type']);
+      await until(d, '?page=2', urlHas('page=2'));
+      await until(d, 'page 2', `() => { const r = (${FIND_SRC})(['ucp-search']).shadowRoot; return r.querySelector('nav [aria-current]')?.textContent === 'Page 2' && r.querySelector('li h3')?.textContent !== ${JSON.stringify(first)}; }`);
+      await shot(d, 'search-page-2');
+      await d.back();
+      await until(d, 'page 1 again', `() => !location.search.includes('page=') && (${FIND_SRC})(['ucp-search', 'li h3'])?.textContent === ${JSON.stringify(first)}`);
+      await noErrors(d);
+    },
+  },
+  {
+    name: 'language and currency persist across reloads; the shop\'s own currency re-prices back',
+    async run(d, shop) {
+      await d.viewport(1280, 900);
+      await d.goto(`${shop}/products/classic-tee`);
+      await until(d, 'the widget', has([...P, 'button[part~=add]']));
+      await d.click([...P, 'button[part~=add]']);
+      await until(d, 'added', has([...P, '[part=status]'], 'Added'));
+      await d.select(['#currency-switch'], 'EUR');
+      await until(d, 'prices in euros', has([...P, '[part=price]'], '€'));
+      await d.reload();
+      await until(d, 'euros after a reload', has([...P, '[part=price]'], '€'));
+      // The language switch reloads the page: mark this one, then wait for a fresh one.
+      await d.eval('() => { window.__old = 1; }');
+      await d.select(['#lang-switch'], 'fr');
+      await until(d, 'French after the switch reloads', `() => !window.__old && document.documentElement.lang === 'fr' && document.readyState === 'complete'`);
+      await until(d, 'French words', has([...P, 'button[part~=add]'], 'Ajouter au panier'));
+      await d.select(['#currency-switch'], 'USD');
+      await until(d, 'dollars again', has([...P, '[part=price]'], '$'));
+      await d.reload();
+      await d.click([...CART, 'button[part~=open]']);
+      await until(d, 'the cart back in dollars', `() => { const t = (${FIND_SRC})(['ucp-cart', '[data-total=total]']); return !!t && t.textContent.includes('$') && !t.textContent.includes('€'); }`);
+      await d.eval('() => { window.__old = 1; }');
+      await d.select(['#lang-switch'], 'en');
+      await until(d, 'English again', `() => !window.__old && document.documentElement.lang === 'en' && document.readyState === 'complete'`);
+      await noErrors(d);
+    },
+  },
+  {
+    name: 'an agent page on another origin frames the shop\'s cart (UCP.openCart): handshake, a change, complete',
+    async run(d, shop) {
+      await d.viewport(1280, 900);
+      await d.goto(agentOf(shop));
+      await until(d, 'host.js loaded', `() => (document.querySelector('#hostjs') || {}).textContent?.includes('loaded')`);
+      await d.click(['#stay']);
+      await d.click(['button#open']);
+      await until(d, 'start', `() => !!document.querySelector('#log li[data-type="ucp:cart:start"]')`);
+      const ready = await d.eval<string>(`() => document.querySelector('#log li[data-type="ucp:cart:ready"] pre').textContent`);
+      if (!ready.includes('"port"')) throw new Error(`handshake without the port upgrade: ${ready}`);
+      await d.inFrame(async (f) => {
+        await until(f, 'the framed cart', has(['ucp-cart', '[part=line]']));
+        await f.click(['ucp-cart', '[part=line] button[aria-label^="Increase"]']);
+      });
+      await until(d, 'change', `() => [...document.querySelectorAll('#log li[data-type="ucp:cart:change"] pre')].some((p) => JSON.parse(p.textContent).cart.line_items[0].quantity === 2)`);
+      await shot(d, 'agent-framed-cart');
+      await d.inFrame((f) => f.click(['ucp-cart', '[part=checkout]']));
+      await until(d, 'complete', `() => !!document.querySelector('#log li[data-type="ucp:cart:complete"]')`);
+      await noErrors(d);
+    },
+  },
+  {
+    name: '390 px: no horizontal overflow on the home, product, cart and handoff pages',
+    async run(d, shop) {
+      await d.viewport(390, 844);
+      for (const [path, ready] of [
+        ['/', `() => !!(${FIND_SRC})(['ucp-search', 'li h3'])`],
+        ['/products/engraved-flask', `() => !!(${FIND_SRC})(['ucp-product', 'input[type=text]'])`],
+        ['/?page=2', `() => !!document.querySelector('.cards h3')`],
+        ['/nope', `() => !!document.querySelector('h1')`],
+      ] as const) {
+        await d.goto(`${shop}${path}`);
+        await until(d, `${path} ready`, ready);
+        const [scroll, inner] = await d.eval<[number, number]>('() => [document.documentElement.scrollWidth, innerWidth]');
+        if (scroll > inner) throw new Error(`${path}: ${scroll} px wide in a ${inner} px viewport`);
+      }
+      await d.goto(`${shop}/products/engraved-flask`);
+      await until(d, 'the widget', has([...P, 'input[type=text]']));
+      await shot(d, 'product-390');
+      await d.click([...CART, 'button[part~=open]']);
+      await until(d, 'the dialog', `() => !!(${FIND_SRC})(['ucp-cart', 'dialog[open]'])`);
+      const [w, inner] = await d.eval<[number, number]>(`() => [(${FIND_SRC})(['ucp-cart', 'dialog']).getBoundingClientRect().right, innerWidth]`);
+      if (w > inner) throw new Error(`the cart dialog reaches ${w} px in a ${inner} px viewport`);
+      await noErrors(d);
+    },
+  },
+];
