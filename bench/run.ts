@@ -7,6 +7,7 @@
  *   BENCH_ONLY=limiter BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # the limiter's cost alone
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
+ *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
  *
  * Each server runs in its own process; autocannon drives it from this one.
  */
@@ -88,7 +89,23 @@ async function limiterCost(dataDir: string): Promise<Row[]> {
   });
 }
 
+/** BENCH_ONLY=load: loading many shop files with the real command line (bench/catalog-load.ts). */
+async function benchLoads(): Promise<void> {
+  const { benchCatalogLoad } = await import('./catalog-load.ts');
+  console.log('\n== many shops in one `ucp-storefront seed` run');
+  await benchCatalogLoad({ shops: 120, products: 300 });
+  if (process.env.BENCH_POSTGRES === '0') return;
+  const { startTempPostgres } = await import('../test/support/postgres.ts');
+  const pg = await startTempPostgres();
+  try {
+    await benchCatalogLoad({ shops: 500, products: 200, databaseUrl: pg.url });
+  } finally {
+    await pg.stop();
+  }
+}
+
 async function main() {
+  if (ONLY === 'load') return benchLoads();
   const rows: Row[] = [];
   process.env.BENCH_PROFILE_URL = await serveBenchProfile();
   const basePort = await freePort();

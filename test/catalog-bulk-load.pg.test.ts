@@ -10,7 +10,8 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from './suppor
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { BULK_LOAD_PRODUCTS, loadCatalogFile } from '../server/core/catalog-store.ts';
+import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
+import { loadCatalogFile, loadCatalogs } from '../server/core/catalog-load.ts';
 
 let tdb: TestDatabase;
 let admin: DB;
@@ -66,5 +67,19 @@ describe('bulk load by roles that are not superusers', () => {
 
   it('a role that owns nothing loads too (it may not change the search indexes: rows go in one at a time)', async () => {
     await expectLoaded(plain, 'shop_plain');
+  }, 120_000);
+
+  it('a run of files by a role that may neither turn off checks nor merge: a failing file leaves nothing, the others load', async () => {
+    const file = (shopId: string) => generateCatalog({ products: BULK_LOAD_PRODUCTS / 2, shopId, domain: `${shopId}.localhost`, name: shopId });
+    const bad = file('shop_plain_bad');
+    bad.products[400].variants[0].id = bad.products[3].variants[0].id;
+    const taken = file('shop_plain_taken');
+    taken.shop.domain = 'shop_plain.localhost'; // served by the shop the test above loaded
+    const sources = [file('shop_plain_a'), bad, taken, file('shop_plain_b')].map((f) => ({ name: f.shop.id, read: () => f }));
+    const results = await loadCatalogs(plain, sources);
+    expect(results.map((r) => r.error ?? r.products)).toEqual([BULK_LOAD_PRODUCTS / 2, 'an id is used twice', "domain shop_plain.localhost is already shop shop_plain's", BULK_LOAD_PRODUCTS / 2]);
+    const shops = await sql<{ id: string; products: number }>`select s.id, (select count(*) from products p where p.shop_id = s.id)::int as products
+      from shops s where s.id like 'shop_plain_%' order by s.id`.execute(plain);
+    expect(shops.rows).toEqual([{ id: 'shop_plain_a', products: BULK_LOAD_PRODUCTS / 2 }, { id: 'shop_plain_b', products: BULK_LOAD_PRODUCTS / 2 }]);
   }, 120_000);
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { BULK_LOAD_PRODUCTS, loadCatalogFile, upsertProducts } from '../server/core/catalog-store.ts';
+import { BULK_LOAD_PRODUCTS, upsertProducts } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { forgetCachedShops } from '../server/core/shops.ts';
 
 let s: TestServer;

@@ -6,7 +6,7 @@
  * database in the PostgreSQL pass); one run goes through the real bin.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,7 +111,7 @@ describe('commands on a database', () => {
     expect(r.code, r.err).toBe(0);
     const results = JSON.parse(r.out);
     expect(results.map((x: { shop: string }) => x.shop).sort()).toEqual(['shop_demo', 'shop_offline', 'shop_other', 'shop_strict']);
-    expect(r.err).toMatch(/demo\.json: 49\/49 \(100%/);
+    expect(r.err).toMatch(/^4 files: 4\/4 \(100%/m);
   });
 
   it('seed: a large file says when it has written every row and is finishing, then loads', async () => {
@@ -132,8 +132,49 @@ describe('commands on a database', () => {
     writeFileSync(bad, JSON.stringify({ shop: { id: 'x' } }));
     const r = await cli('seed', bad, join(ROOT, 'server/seed/data/other.json'));
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`${bad}: not a valid catalog file`);
+    expect(r.err).toContain(`${bad}: not a valid catalog file\n  $.shop.domain: `);
     expect(r.out).toMatch(/other\.json: loaded 6 products into shop shop_other/);
+  });
+
+  it('seed DIR: every file in one run; a failing file leaves no shop, the rest load, the failures are listed last', async () => {
+    const shops = join(dir, 'shops');
+    mkdirSync(shops);
+    const file = (i: number) => generateCatalog({ products: 40, shopId: `shop_cli_${i}`, domain: `cli-${i}.localhost`, name: `CLI ${i}` });
+    for (const i of [1, 2, 3, 4, 10]) writeFileSync(join(shops, `shop_${i}.json`), JSON.stringify(file(i), null, 1));
+    const dup = file(3);
+    dup.products[30].variants[0].id = dup.products[7].variants[0].id;
+    writeFileSync(join(shops, 'shop_3.json'), JSON.stringify(dup, null, 1));
+    const text = JSON.stringify(file(4), null, 1).split('\n');
+    text[9] = text[9].replace(/,$/, ''); // a comma missing at the end of line 10
+    writeFileSync(join(shops, 'shop_4.json'), text.join('\n'));
+    const missing = join(dir, 'nowhere.json');
+    const r = await cli('seed', shops, missing);
+    expect(r.code, r.err).toBe(1);
+    expect(r.out.split('\n').filter((l) => l.includes(': loaded '))).toEqual([1, 2, 10].map((i) => `${join(shops, `shop_${i}.json`)}: loaded 40 products into shop shop_cli_${i}`));
+    expect(r.out).toMatch(/^loaded 120 products into 3 shops from 3 of 6 files in \d+\.\d s \(\d+ products\/s\)$/m);
+    expect(r.err).toContain(`${join(shops, 'shop_3.json')}: an id is used twice\n  $.products[30].variants[0].id: variant id ${dup.products[7].variants[0].id} is used by products ${dup.products[7].id} (products[7].variants[0]) and ${dup.products[30].id} (products[30].variants[0])`);
+    expect(r.err).toMatch(new RegExp(`shop_4\\.json: invalid JSON at line 11, column \\d+: `));
+    expect(r.err).toContain(`${missing}: no such file\n`);
+    expect(r.err).not.toMatch(/ENOENT|position \d/);
+    const summary = r.err.slice(r.err.indexOf('3 of 6 files failed and left nothing in the database:'));
+    expect(summary.split('\n').slice(1, 4).map((l) => l.trim().split(': ')[0])).toEqual([join(shops, 'shop_3.json'), join(shops, 'shop_4.json'), missing]);
+    const db = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL || undefined });
+    try {
+      const ids = await db.selectFrom('shops').select('id').where('id', 'like', 'shop_cli_%').orderBy('id').execute();
+      expect(ids.map((x) => x.id)).toEqual(['shop_cli_1', 'shop_cli_10', 'shop_cli_2']);
+    } finally {
+      await db.destroy();
+    }
+    const json = await cli('seed', join(shops, 'shop_3.json'), '--json');
+    expect(JSON.parse(json.out)).toEqual([{ file: join(shops, 'shop_3.json'), error: 'an id is used twice', issues: [expect.stringMatching(/^\$\.products\[30\]\.variants\[0\]\.id: variant id /)] }]);
+  }, 60_000);
+
+  it('seed: an empty directory and a directory given as --catalog are said in words', async () => {
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    expect(await cli('seed', empty)).toMatchObject({ code: 1, err: `${empty}: a directory with no .json files in it\n` });
+    const reset = await cli('reset', '--shop', 'shop_demo', '--catalog', empty);
+    expect(reset).toMatchObject({ code: 1, err: `ucp-storefront reset: ${empty}: a directory, not a file\n` });
   });
 
   it('lists: a header row or none, and --json', async () => {

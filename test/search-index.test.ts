@@ -7,7 +7,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { loadCatalogFile, upsertProducts, deleteProduct } from '../server/core/catalog-store.ts';
+import { upsertProducts, deleteProduct } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { searchTuning } from '../server/core/catalog.ts';
 import { catalogIndex, indexTuning, parseQuery, readyCatalogIndex } from '../server/core/catalog-index.ts';

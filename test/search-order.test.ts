@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { searchTuning } from '../server/core/catalog.ts';
 

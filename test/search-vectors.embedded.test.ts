@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { computedBy, expectStoredVectors } from './support/vectors.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { CatalogFile, type StoredProduct } from '../server/formats/catalog-format.ts';
-import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { ScratchVectors, vectorText, type VectorText } from '../server/core/search-vectors.ts';
 
 let s: TestServer;

@@ -9,7 +9,7 @@ import { expectStoredVectors } from './support/vectors.ts';
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { loadCatalogFile } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { ScratchVectors } from '../server/core/search-vectors.ts';
 
 let tdb: TestDatabase;

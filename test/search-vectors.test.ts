@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectStoredVectors } from './support/vectors.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { loadCatalogFile, upsertProducts } from '../server/core/catalog-store.ts';
+import { upsertProducts } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { ScratchVectors, vectorText } from '../server/core/search-vectors.ts';
 import { openDatabase } from '../server/db/index.ts';
 

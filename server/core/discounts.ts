@@ -22,19 +22,17 @@ export const DISCOUNT_CODES = {
   minSubtotal: 'discount_code_min_subtotal_not_met',
 } as const;
 
-/** Replaces a shop's discount codes with the catalog file's `discounts` (one transaction). */
-export async function saveShopDiscounts(db: Exec, shopId: string, discounts: StoredDiscount[]): Promise<void> {
+/** Replaces a shop's discount codes with the catalog file's `discounts`; `tx`: the file's transaction. */
+export async function writeShopDiscounts(tx: Exec, shopId: string, discounts: StoredDiscount[]): Promise<void> {
   const rows = new Map<string, StoredDiscount>();
   for (const d of discounts) rows.set(normalizeCode(d.code), StoredDiscount.parse(d));
-  await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('discounts').where('shop_id', '=', shopId).execute();
-    if (rows.size) {
-      await tx
-        .insertInto('discounts')
-        .values([...rows].map(([code, doc]) => ({ shop_id: shopId, code, doc: JSON.stringify(doc) })))
-        .execute();
-    }
-  });
+  await tx.deleteFrom('discounts').where('shop_id', '=', shopId).execute();
+  if (rows.size) {
+    await tx
+      .insertInto('discounts')
+      .values([...rows].map(([code, doc]) => ({ shop_id: shopId, code, doc: JSON.stringify(doc) })))
+      .execute();
+  }
 }
 
 /** The shop's definitions of `codes` (any case), keyed by normalized code. One query; none when empty. */

@@ -1,9 +1,10 @@
 /** The demo data: the shops under server/seed/data, loaded when the database is empty. */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DB } from '../db/index.ts';
-import { loadCatalogFile } from '../core/catalog-store.ts';
+import { loadCatalogs, type CatalogSource } from '../core/catalog-load.ts';
+import { fileSource } from './catalog-files.ts';
 
 export const DEMO_DATA_DIR = fileURLToPath(new URL('./data/', import.meta.url));
 
@@ -12,12 +13,18 @@ export async function isEmpty(db: DB): Promise<boolean> {
   return Number(row.n) === 0;
 }
 
-/** Loads every demo shop file. Returns the loaded shop ids. */
+/** The demo shop files, in name order. */
+export function demoSources(): CatalogSource[] {
+  return readdirSync(DEMO_DATA_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => fileSource(join(DEMO_DATA_DIR, f)));
+}
+
+/** Loads every demo shop file in one run. Returns the loaded shop ids; a file that fails (a broken checkout) throws. */
 export async function seedDemo(db: DB): Promise<string[]> {
-  const ids: string[] = [];
-  for (const name of readdirSync(DEMO_DATA_DIR).filter((f) => f.endsWith('.json')).sort()) {
-    const { shopId } = await loadCatalogFile(db, JSON.parse(readFileSync(join(DEMO_DATA_DIR, name), 'utf8')));
-    ids.push(shopId);
-  }
-  return ids;
+  const results = await loadCatalogs(db, demoSources());
+  const failed = results.find((r) => r.error);
+  if (failed) throw new Error(`${failed.file}: ${failed.error}${(failed.issues ?? []).map((i) => `\n  ${i.path}: ${i.content}`).join('')}`);
+  return results.map((r) => r.shop!);
 }

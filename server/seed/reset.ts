@@ -12,8 +12,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from '../db/index.ts';
-import { loadCatalogFile } from '../core/catalog-store.ts';
-import { CatalogFile } from '../formats/catalog-format.ts';
+import { loadCatalogFile } from '../core/catalog-load.ts';
+import { checkCatalogFile } from '../core/catalog-check.ts';
 import { catalogWritten, recordCatalogChange } from '../core/catalog-index.ts';
 import { forgetCachedShops } from '../core/shops.ts';
 import { DEMO_DATA_DIR } from './demo.ts';
@@ -49,7 +49,7 @@ export async function resetShop(db: DB, shopId: string, opts: { catalogFile?: un
   if (!shop) throw new NoSuchShop(`No shop ${shopId}.`);
   const file = (opts.catalogFile ?? demoCatalogOf(shopId)) as { shop?: { id?: string }; products?: Array<{ id: string }>; [SOURCE]?: string } | undefined;
   if (file && file.shop?.id !== shopId) throw new Error(`The catalog file is for shop ${file.shop?.id ?? '(none)'}, not ${shopId}.`);
-  if (file) CatalogFile.parse(file); // a bad file fails before anything is deleted
+  if (file) checkCatalogFile(file); // a bad file fails before anything is deleted
   const n = (r: { numDeletedRows: bigint }) => Number(r.numDeletedRows);
   const summary = await db.transaction().execute(async (tx) => {
     const deleted = {

@@ -1,6 +1,6 @@
 /** `ucp-storefront reset --shop ID`: a shop back to its seeded state (server/seed/reset.ts, docs/cli.md). */
-import { readFileSync } from 'node:fs';
-import { ZodError } from 'zod';
+import { CatalogFileError } from '../../core/catalog-check.ts';
+import { readCatalogJson } from '../../seed/catalog-files.ts';
 import { NoSuchShop, resetShop } from '../../seed/reset.ts';
 import { CliError, printRecord, required, type Command } from '../cli.ts';
 import { withDb } from '../open.ts';
@@ -21,7 +21,7 @@ export const reset: Command = {
     let catalogFile: unknown;
     if (values.catalog) {
       try {
-        catalogFile = JSON.parse(readFileSync(values.catalog, 'utf8'));
+        catalogFile = readCatalogJson(values.catalog);
       } catch (e) {
         throw new CliError(`${values.catalog}: ${(e as Error).message}`);
       }
@@ -31,7 +31,7 @@ export const reset: Command = {
         return await resetShop(db, values.shop, { catalogFile, catalogSource: values.catalog });
       } catch (e) {
         if (e instanceof NoSuchShop) throw new CliError(e.message);
-        if (e instanceof ZodError) throw new CliError(`${values.catalog}: not a valid catalog file (${e.issues[0]?.path.join('.')}: ${e.issues[0]?.message})`);
+        if (e instanceof CatalogFileError) throw new CliError(`${values.catalog}: ${e.message}${e.issues.map((i) => `\n  ${i.path}: ${i.content}`).join('')}`);
         throw e;
       }
     }, `To reset through the running server: curl -X POST http://localhost:${io.env.PORT || 8080}/dev/shops/${values.shop}/reset`);

@@ -1,54 +1,79 @@
 /**
- * `ucp-storefront seed FILE...` loads catalog files (docs/catalog-format.md), `seed --demo` the demo
- * shops. A shop that exists is updated (its products upserted). Long loads show progress (./progress.ts).
+ * `ucp-storefront seed FILE|DIR...` loads catalog files (docs/catalog-format.md), `seed --demo` the
+ * demo shops, all in one run (server/core/catalog-load.ts): each file whole or not at all, the others
+ * loaded whatever one of them does, exit 1 and the failed files listed last when any failed. A shop
+ * that exists is updated (its products upserted). Long runs show progress (../progress.ts).
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { ZodError } from 'zod';
-import { loadCatalogFile } from '../../core/catalog-store.ts';
-import { DEMO_DATA_DIR } from '../../seed/demo.ts';
-import { UsageError, type Command } from '../cli.ts';
+import { loadCatalogs, type FileResult } from '../../core/catalog-load.ts';
+import { catalogSources } from '../../seed/catalog-files.ts';
+import { demoSources } from '../../seed/demo.ts';
+import { UsageError, type Command, type Io } from '../cli.ts';
 import { withDb } from '../open.ts';
 import { progress } from '../progress.ts';
 
 export const seed: Command = {
   name: 'seed',
   summary: 'load catalog files (or the demo shops) into the database',
-  usage: `usage: ucp-storefront seed FILE [FILE ...] [--json]
+  usage: `usage: ucp-storefront seed FILE|DIR [FILE|DIR ...] [--json]
        ucp-storefront seed --demo [--json]
 
   FILE     a catalog file (docs/catalog-format.md); its shop is created or updated
-  --demo   the demo shops (server/seed/data), as a fresh development server loads them`,
+  DIR      every .json file directly in the directory, in name order
+  --demo   the demo shops (server/seed/data), as a fresh development server loads them
+
+  Each file loads whole or not at all: a file that fails leaves nothing, its shop included, and the
+  other files still load. Any failure: the failed files are listed at the end and the exit code is 1.`,
   options: { demo: { type: 'boolean' } },
   positionals: true,
   async run({ values, positionals, io }) {
     if (values.demo && positionals.length) throw new UsageError('give FILEs or --demo, not both');
-    const files = values.demo ? readdirSync(DEMO_DATA_DIR).filter((f) => f.endsWith('.json')).sort().map((f) => join(DEMO_DATA_DIR, f)) : positionals;
-    if (!files.length) throw new UsageError('no catalog FILE given');
-    const results: Array<{ file: string; shop?: string; products?: number; error?: string; issues?: string[] }> = [];
-    await withDb(io, async (db) => {
-      for (const file of files) {
-        const bar = progress(io, file);
-        try {
-          const { shopId, products } = await loadCatalogFile(db, JSON.parse(readFileSync(file, 'utf8')), (done, total, stage) =>
-            stage ? bar.note('merging the search index and refreshing statistics') : bar.update(done, total),
-          );
-          bar.stop();
-          results.push({ file, shop: shopId, products });
-          if (!values.json) io.out(`${file}: loaded ${products} products into shop ${shopId}`);
-        } catch (e) {
-          bar.stop();
-          const issues = e instanceof ZodError ? e.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`) : undefined;
-          const error = e instanceof ZodError ? 'not a valid catalog file' : (e as Error).message;
-          results.push({ file, error, ...(issues ? { issues } : {}) });
-          if (!values.json) {
-            io.err(`${file}: ${error}`);
-            for (const i of issues ?? []) io.err(`  ${i}`);
-          }
-        }
-      }
-    });
-    if (values.json) io.out(JSON.stringify(results, null, 2));
-    return results.some((r) => r.error) ? 1 : 0;
+    if (!values.demo && !positionals.length) throw new UsageError('no catalog FILE given');
+    const sources = values.demo ? demoSources() : catalogSources(positionals);
+    const many = sources.length > 1;
+    const bar = progress(io, many ? `${sources.length} files` : sources[0].name);
+    // A terminal's progress bar redraws its line: file lines wait for it to stop; logs get them as they come.
+    const held: Array<() => void> = [];
+    const say = (line: () => void) => (values.json ? undefined : io.isTTY && io.stream ? held.push(line) : line());
+    const t0 = performance.now();
+    let finished = 0;
+    const results = await withDb(io, (db) =>
+      loadCatalogs(db, sources, {
+        file(r) {
+          if (many) bar.update(++finished, sources.length);
+          say(() => printResult(io, r));
+        },
+        products: many ? undefined : (done, total) => bar.update(done, total),
+        stage: (stage) => bar.note(stage === 'statistics' ? 'refreshing statistics' : many ? 'merging the search index' : 'merging the search index and refreshing statistics'),
+      }),
+    );
+    bar.stop();
+    for (const line of held) line();
+    const seconds = (performance.now() - t0) / 1000;
+    const failed = results.filter((r) => r.error);
+    if (values.json) io.out(JSON.stringify(results.map(jsonResult), null, 2));
+    else if (many) summarize(io, results, failed, seconds);
+    return failed.length ? 1 : 0;
   },
 };
+
+function printResult(io: Io, r: FileResult): void {
+  if (!r.error) return io.out(`${r.file}: loaded ${r.products} products into shop ${r.shop}`);
+  io.err(`${r.file}: ${r.error}`);
+  for (const i of r.issues ?? []) io.err(`  ${i.path}: ${i.content}`);
+}
+
+/** The run in one line, then each failed file again, so the end of a long log says what to fix. */
+function summarize(io: Io, results: FileResult[], failed: FileResult[], seconds: number): void {
+  const loaded = results.filter((r) => !r.error);
+  const products = loaded.reduce((n, r) => n + r.products!, 0);
+  const shops = new Set(loaded.map((r) => r.shop)).size;
+  io.out(`loaded ${products} products into ${shops} shops from ${loaded.length} of ${results.length} files in ${seconds.toFixed(1)} s (${Math.round(products / seconds)} products/s)`);
+  if (!failed.length) return;
+  io.err(`${failed.length} of ${results.length} files failed and left nothing in the database:`);
+  for (const r of failed) io.err(`  ${r.file}: ${r.error}`);
+}
+
+/** --json: one record per file, in the order given; issues as `path: content` lines. */
+function jsonResult(r: FileResult) {
+  return { file: r.file, ...(r.error ? { error: r.error, ...(r.issues ? { issues: r.issues.map((i) => `${i.path}: ${i.content}`) } : {}) } : { shop: r.shop, products: r.products }) };
+}

@@ -1,0 +1,42 @@
+/**
+ * JSON.parse for files people edit: a syntax error says where it is as a line and column (an
+ * editor's "go to line"), not V8's character offset ("at position 5000"). A leading UTF-8 byte order
+ * mark, which some editors write, is not an error.
+ */
+
+/** A JSON text that does not parse, with where (1-based line and column, counted in characters). */
+export class JsonSyntaxError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(`invalid JSON at line ${line}, column ${column}: ${reason}`);
+  }
+}
+
+export function parseJsonText(text: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (e) {
+    const message = (e as Error).message;
+    // V8 names an offset ("… in JSON at position 16", newer versions add "(line 3 column 6)"), or
+    // none when the text ends early ("Unexpected end of JSON input"): that is the end of the text.
+    const at = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
+    const offset = at ? Number(at[1]) : body.length;
+    const reason = (at ? message.slice(0, at.index) + message.slice(at.index + at[0].length) : message).replace(/ in JSON$/, '').trim();
+    const { line, column } = lineAndColumn(body, offset);
+    throw new JsonSyntaxError(reason || 'not JSON', line, column);
+  }
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
