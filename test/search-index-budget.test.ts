@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { loadCatalogFile, upsertProducts } from '../server/core/catalog-store.ts';
+import { upsertProducts } from '../server/core/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { catalogIndex, indexedShops, indexTuning, readyCatalogIndex, searchIndexStats, setSearchIndexBudget } from '../server/core/catalog-index.ts';
 import type { StoredProduct } from '../server/formats/types.ts';
