@@ -81,14 +81,18 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ st
   });
 }
 
-/** Starts a local throwaway server (or uses TEST_DATABASE_URL / DATABASE_URL when `reuse` and set). */
-export async function startTempPostgres(opts: { reuse?: boolean } = {}): Promise<TempPostgres> {
+/**
+ * Starts a local throwaway server (or uses TEST_DATABASE_URL / DATABASE_URL when `reuse` and set).
+ * `dir`: the server's directory; one holding a server from an earlier start is started again, its
+ * databases kept (bench/scale.ts).
+ */
+export async function startTempPostgres(opts: { reuse?: boolean; dir?: string } = {}): Promise<TempPostgres> {
   const env = { ...process.env };
   if (!opts.reuse) {
     delete env.TEST_DATABASE_URL;
     delete env.DATABASE_URL;
   }
-  const { stdout, stderr } = await run(['start'], env);
+  const { stdout, stderr } = await run(opts.dir ? ['start', opts.dir] : ['start'], env);
   const url = stdout.trim().split('\n').pop()!;
   const dir = /PGTEST_DIR=(.*)/.exec(stderr)?.[1]?.trim() ?? '';
   return {
