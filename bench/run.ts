@@ -112,7 +112,10 @@ async function benchLoads(): Promise<void> {
 
 async function main() {
   if (ONLY === 'load') return benchLoads();
-  if (ONLY === 'scale') return void (await import('./scale.ts')).benchScale();
+  if (ONLY === 'scale') {
+    await (await import('./scale.ts')).benchScale();
+    return;
+  }
   const rows: Row[] = [];
   process.env.BENCH_PROFILE_URL = await serveBenchProfile();
   const basePort = await freePort();
