@@ -10,7 +10,7 @@
  * (`start,search`). Shops already loaded in the database are kept (a second run measures at once).
  * Modest on purpose: one connection, one server at a time.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -18,7 +18,7 @@ import { openDatabase } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { loadCatalogFile } from '../server/core/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { freePort, measure, startChild, stop } from './support.ts';
+import { cpuSeconds, freePort, measure, residentMb, startChild, stop } from './support.ts';
 import { SEARCH_QUERIES } from './search.ts';
 
 const SHOPS = Number(process.env.BENCH_SHOPS ?? 500);
@@ -47,12 +47,6 @@ async function loadShops(target: { databaseUrl?: string; dataDir: string }): Pro
   }
 }
 
-const residentMb = (pid: number | undefined) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-/** CPU seconds the process has used (user + system; /proc clock ticks at 100 Hz). */
-const cpuSeconds = (pid: number | undefined) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startServer(env: Record<string, string>) {

@@ -9,7 +9,13 @@
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
  *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
+ *   BENCH_ONLY=scale npm run bench     # 10,000 shops x 100 products, 1,000,000 carts on PostgreSQL (bench/scale.ts)
+ *   BENCH_ONLY=scale BENCH_SHOPS=200 BENCH_CARTS=20000 npm run bench   # the same, small, to try it first
  *
+ * The scale benchmark is not part of the default run: its first run loads a million products and a
+ * million carts (tens of minutes on a shared 2-core machine; later runs reuse its database, kept in
+ * .tmp/scale-pg), so it runs only when asked for, with BENCH_ONLY=scale or BENCH_SCALE=1 (the
+ * default run, then the scale benchmark).
  * Each server runs in its own process; autocannon drives it from this one.
  */
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -121,6 +127,10 @@ async function benchLoads(): Promise<void> {
 
 async function main() {
   if (ONLY === 'load') return benchLoads();
+  if (ONLY === 'scale') {
+    await (await import('./scale.ts')).benchScale();
+    return;
+  }
   const rows: Row[] = [];
   process.env.BENCH_PROFILE_URL = await serveBenchProfile();
   const basePort = await freePort();
@@ -195,6 +205,7 @@ async function main() {
   for (const r of rows) r.ratio = r.rps / base.rps;
   printRows(rows);
   writeFileSync('.tmp/bench.json', JSON.stringify({ at: new Date().toISOString(), seconds, rows }, null, 2));
+  if (process.env.BENCH_SCALE === '1') await (await import('./scale.ts')).benchScale();
 }
 
 import { mkdirSync } from "node:fs";

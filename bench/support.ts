@@ -1,5 +1,6 @@
 /** Shared pieces of the benchmarks: child-process servers, autocannon runs, result rows. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import autocannon from 'autocannon';
 
@@ -135,3 +136,12 @@ export function printRows(rows: Row[]): void {
   console.log('\n| benchmark | req/s | p99 ms | vs baseline |\n|---|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.name} | ${r.rps} | ${r.p99} | ${r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(0)}%`} |`);
 }
+
+/** A process's resident set in MB (Linux /proc). */
+export const residentMb = (pid: number | undefined) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+/** CPU seconds the process has used (user + system; /proc clock ticks at 100 Hz). */
+export const cpuSeconds = (pid: number | undefined) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};

@@ -13,6 +13,9 @@
 #   scripts/pg-test-server.sh promote DIR                 # pg_ctl promote (waits until it accepts writes)
 #   scripts/pg-test-server.sh kill DIR                    # kill -9 the server and its backends (host loss)
 #
+# `start DIR` on a DIR that already holds a server from an earlier `start DIR` starts it again if it
+# is stopped and prints its URL (bench/scale.ts keeps its large database between runs that way).
+#
 # `start` honours an existing server: when TEST_DATABASE_URL or DATABASE_URL is set it prints that
 # and does nothing else. Otherwise it installs Debian's postgresql when pg_ctl is missing, runs
 # initdb as the `postgres` user into DIR (a new temporary directory by default), starts the server
@@ -82,6 +85,16 @@ case "$cmd" in
     if [ -n "${TEST_DATABASE_URL:-}" ]; then echo "$TEST_DATABASE_URL"; exit 0; fi
     if [ -n "${DATABASE_URL:-}" ]; then echo "$DATABASE_URL"; exit 0; fi
     ensure_installed || { echo "pg-test-server: could not install PostgreSQL" >&2; exit 1; }
+    dir="${2:-}"
+    if [ -n "$dir" ] && [ -f "$dir/url" ] && [ -f "$dir/data/PG_VERSION" ]; then
+      if ! as_pg "$PGBIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$(cat "$dir/opts")" -w -t 300 start >/dev/null \
+          || { cat "$dir/server.log" >&2; exit 1; }
+      fi
+      echo "PGTEST_DIR=$dir" >&2
+      cat "$dir/url"
+      exit 0
+    fi
     new_dir ucp-pg "${2:-}"
     as_pg "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
       || as_pg "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \

@@ -86,14 +86,18 @@ function started({ stdout, stderr }: { stdout: string; stderr: string }): { url:
   return { url: stdout.trim().split('\n').pop()!, dir: /PGTEST_DIR=(.*)/.exec(stderr)?.[1]?.trim() ?? '' };
 }
 
-/** Starts a local throwaway server (or uses TEST_DATABASE_URL / DATABASE_URL when `reuse` and set). */
-export async function startTempPostgres(opts: { reuse?: boolean } = {}): Promise<TempPostgres> {
+/**
+ * Starts a local throwaway server (or uses TEST_DATABASE_URL / DATABASE_URL when `reuse` and set).
+ * `dir`: the server's directory; one holding a server from an earlier start is started again, its
+ * databases kept (bench/scale.ts).
+ */
+export async function startTempPostgres(opts: { reuse?: boolean; dir?: string } = {}): Promise<TempPostgres> {
   const env = { ...process.env };
   if (!opts.reuse) {
     delete env.TEST_DATABASE_URL;
     delete env.DATABASE_URL;
   }
-  const { url, dir } = started(await run(['start'], env));
+  const { url, dir } = started(await run(opts.dir ? ['start', opts.dir] : ['start'], env));
   return {
     url,
     dir,
