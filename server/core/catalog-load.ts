@@ -53,6 +53,12 @@ export interface LoadHooks {
   products?: LoadProgress;
   /** Every row of a bulk group is written and its index entries are being merged, or the run's statistics refreshed. */
   stage?(stage: 'merging' | 'statistics'): void;
+  /**
+   * Where bulk groups compute their vectors ahead, opened by the caller (kept open: the caller
+   * closes it). Default: one opened for the run, whose first batches compute their own while it
+   * opens. Tests pass a ready one so that computing ahead does not depend on the machine's speed.
+   */
+  vectors?: ScratchVectors;
 }
 
 /** Loads each source as one shop, in order; never throws for a file's fault (see FileResult.error). */
@@ -62,7 +68,7 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
     results[index] = result;
     hooks.file?.(result, index);
   };
-  let scratch: ScratchVectors | undefined;
+  let scratch: ScratchVectors | undefined = hooks.vectors;
   let written = false;
   try {
     for (let next = 0; next < sources.length; ) {
@@ -107,15 +113,16 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
       await Promise.all(['products', 'product_search', 'variants'].map((table) => sql`analyze ${sql.table(table)}`.execute(db)));
     }
   } finally {
-    await scratch?.close();
+    if (scratch !== hooks.vectors) await scratch?.close();
   }
   return results;
 }
 
 /** One file as a caller that loads a single document expects it: the result, or the file's error thrown. */
-export async function loadCatalogFile(db: DB, input: unknown, onProgress?: LoadProgress): Promise<{ shopId: string; products: number }> {
+export async function loadCatalogFile(db: DB, input: unknown, onProgress?: LoadProgress, vectors?: ScratchVectors): Promise<{ shopId: string; products: number }> {
   let total = 0;
   const [r] = await loadCatalogs(db, [{ name: 'catalog file', read: () => input }], {
+    vectors,
     products: (done, all) => onProgress?.(done, (total = all)),
     stage: (stage) => stage === 'merging' && onProgress?.(total, total, 'finishing'),
   });
