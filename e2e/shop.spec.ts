@@ -158,8 +158,8 @@ for (const width of [1280, 390]) {
       await expect.poll(served).toEqual(onPage2);
       await page.goBack();
       await expect(page).not.toHaveURL(/page=/);
-      // Page 1's products are shown again (known gap, docs/host-js.md: after a reload of page 2, Back
-      // may show the server-rendered first page rather than the element's own drawing).
+      // Products are shown (known gap, docs/host-js.md "Known gap": after a reload of page 2, Back
+      // returns the address to page 1 while the listing still shows page 2).
       await expect(page.locator('main h3').first()).toBeVisible();
       await shot(page, info, `search-kept-${width}`);
     });
