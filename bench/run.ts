@@ -8,6 +8,7 @@
  *   BENCH_ONLY=metrics BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # request metrics' cost alone
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
+ *   BENCH_ONLY=host npm run bench      # host.js load → interactive beside a bare page (Chromium)
  *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
  *   BENCH_ONLY=scale npm run bench     # 10,000 shops x 100 products, 1,000,000 carts on PostgreSQL (bench/scale.ts)
  *   BENCH_ONLY=scale BENCH_SHOPS=200 BENCH_CARTS=20000 npm run bench   # the same, small, to try it first
@@ -18,7 +19,7 @@
  * default run, then the scale benchmark).
  * Each server runs in its own process; autocannon drives it from this one.
  */
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
@@ -125,8 +126,19 @@ async function benchLoads(): Promise<void> {
   }
 }
 
+/**
+ * BENCH_ONLY=host: host.js load → interactive product widget beside a bare fetch-and-draw page on
+ * the same origin, in Chromium (e2e/perf.spec.ts alone, one worker, its own demo server).
+ */
+function benchHost(): void {
+  console.log('\n== host.js: load → interactive (e2e/perf.spec.ts)');
+  execFileSync('npx', ['playwright', 'test', 'e2e/perf.spec.ts', '--workers=1'], { stdio: 'inherit' });
+  console.log(readFileSync('.tmp/perf-host.json', 'utf8'));
+}
+
 async function main() {
   if (ONLY === 'load') return benchLoads();
+  if (ONLY === 'host') return benchHost();
   if (ONLY === 'scale') {
     await (await import('./scale.ts')).benchScale();
     return;

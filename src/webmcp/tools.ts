@@ -32,6 +32,9 @@ export interface ToolClient {
 }
 export type Handler = (args: Args, client: ToolClient) => Promise<ToolResult>;
 
+/** How long begin_checkout waits, after answering, before the page leaves for checkout. */
+const LEAVE_AFTER_MS = 300;
+
 const isObj = (x: unknown): x is Args => typeof x === 'object' && x !== null && !Array.isArray(x);
 /** `$.line_items[j]…` → `$.line_items[map(j)]…` (map: the request's line index → the agent's). */
 const relines = (map: Map<number, number>) => (p: string) => p.replace(/^\$\.line_items\[(\d+)\]/, (m, j) => (map.has(+j) ? `$.line_items[${map.get(+j)}]` : m));
@@ -162,8 +165,10 @@ export function handlers(d: Deps): Record<string, Handler> {
       const cart = m.cart;
       if (!cart?.line_items.length) return outcome('not_found', 'The shopper\'s cart is empty: there is nothing to check out (create_cart first).');
       if (!(await ask('checkout', cart, client))) return declined();
-      // After this result has gone back to the agent: the page leaves, exactly as the Checkout button makes it.
-      setTimeout(() => store.checkout());
+      // After this result has gone back to the agent: the page leaves, exactly as the Checkout button
+      // makes it. Not at once: an agent reading results through the browser (CDP, an extension) takes
+      // a second round trip, and a page gone first lost it ("execution context destroyed", seen in CI).
+      setTimeout(() => store.checkout(), LEAVE_AFTER_MS);
       return result(cart, false);
     },
   };
