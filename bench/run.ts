@@ -114,13 +114,20 @@ const limiterCost = (dataDir: string) => onOffCost(dataDir, 'transport limiter',
 /** BENCH_ONLY=load: loading many shop files with the real command line (bench/catalog-load.ts). */
 async function benchLoads(): Promise<void> {
   const { benchCatalogLoad } = await import('./catalog-load.ts');
-  console.log('\n== many shops in one `ucp-storefront seed` run');
-  await benchCatalogLoad({ shops: 120, products: 300 });
+  type LoadRun = Awaited<ReturnType<typeof benchCatalogLoad>>;
+  console.log('\n== many shops in one `ucp-storefront seed` run, beside one file of as many products');
+  // The baseline is the bulk rate itself: the same number of products in one file, same run, same
+  // start-up (opening, migrating, the command's own loading). Many files should load at that rate.
+  const versus = (many: LoadRun, one: LoadRun) => console.log(`  many files load at ${Math.round((100 * many.rate) / one.rate)} % of the one-file rate`);
+  versus(await benchCatalogLoad({ shops: 120, products: 300 }), await benchCatalogLoad({ shops: 1, products: 36_000, label: '1 x 36000, embedded (baseline)' }));
   if (process.env.BENCH_POSTGRES === '0') return;
   const { startTempPostgres } = await import('../test/support/postgres.ts');
   const pg = await startTempPostgres();
   try {
-    await benchCatalogLoad({ shops: 500, products: 200, databaseUrl: pg.url });
+    versus(
+      await benchCatalogLoad({ shops: 500, products: 200, databaseUrl: pg.url }),
+      await benchCatalogLoad({ shops: 1, products: 100_000, databaseUrl: pg.url, label: '1 x 100000, PostgreSQL (baseline)' }),
+    );
   } finally {
     await pg.stop();
   }
