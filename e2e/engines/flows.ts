@@ -89,7 +89,16 @@ export const FLOWS: Flow[] = [
       await until(d, 'page 2', `() => { const r = (${FIND_SRC})(['ucp-search']).shadowRoot; return r.querySelector('nav [aria-current]')?.textContent === 'Page 2' && r.querySelector('li h3')?.textContent !== ${JSON.stringify(first)}; }`);
       await shot(d, 'search-page-2');
       await d.back();
-      await until(d, 'page 1 again', `() => !location.search.includes('page=') && (${FIND_SRC})(['ucp-search', 'li h3'])?.textContent === ${JSON.stringify(first)}`);
+      const page1 = `() => !location.search.includes('page=') && (${FIND_SRC})(['ucp-search', 'li h3'])?.textContent === ${JSON.stringify(first)} && (${FIND_SRC})(['ucp-search', 'nav [aria-current]'])?.textContent === 'Page 1'`;
+      await until(d, 'page 1 again', page1);
+      // Page 2 again, reloaded (the server's HTML, without the element), then Back: the element's
+      // page 1, not page 2 under page 1's address (public/storefront.js, docs/host-js.md).
+      await d.click([...S, 'nav button:last-of-type']);
+      await until(d, '?page=2 again', urlHas('page=2'));
+      await d.reload();
+      await until(d, 'the server\'s page 2', `() => !document.querySelector('ucp-search') && document.querySelector('main .pager [aria-current]')?.textContent === 'Page 2'`);
+      await d.back();
+      await until(d, 'page 1 after the reload', page1);
       await noErrors(d);
     },
   },
