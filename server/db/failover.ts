@@ -163,8 +163,8 @@ export function failoverClient(selector: HostSelector, queryTimeoutMs = 0): type
       return (err) => this.#release?.(err ?? (this.#readOnly ? new Error('the server became read-only') : this.#silent ? new Error('the server stopped answering') : undefined));
     }
 
-    // Every statement (Kysely's and the connect-time checks) goes through here; a submittable
-    // (cursor, stream) is not a promise and keeps node-postgres's own handling.
+    // Every statement Kysely and the connect-time checks run is promise-style and passes here; a
+    // submittable (cursor, stream) or a callback-style call returns no promise and is not timed.
     override query(...args: any[]): any {
       const pending = (super.query as (...a: any[]) => any)(...args);
       if (!queryTimeoutMs || typeof pending?.then !== 'function') return pending;
