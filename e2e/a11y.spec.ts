@@ -19,6 +19,39 @@ test('the shop\'s 404 page for a browser (its chrome, lang, title)', async ({ pa
   await scan(page, '404 /products/');
 });
 
+// The 503 page (the database down) needs a server whose database is gone: a second, in-process
+// server (the real one, test/support/server.ts, its own throwaway database and the demo data), whose
+// queries then fail as a stopped PostgreSQL server refuses them (ECONNREFUSED, the failure
+// test/shop-error-pages.test.ts uses). No route of the running shop can cause it.
+test('the shop\'s 503 page while its database is down (its chrome, lang, title, Retry-After)', async ({ page }) => {
+  test.setTimeout(90_000); // a second server starts (its database and demo data) before the scans
+  const { startTestServer } = await import('../test/support/server.ts');
+  const t = await startTestServer();
+  try {
+    const shop = `http://demo.localhost:${t.port}/`;
+    // The shop's settings are now known (cached). Not its home page: that searches, and its search
+    // index, built in memory on the first search, would then serve the home page without the database.
+    expect((await page.goto(`${shop}no/such/page`))!.status()).toBe(404);
+    const exec = t.db.getExecutor();
+    exec.executeQuery = async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    };
+    const r = await page.goto(shop);
+    expect(r!.status()).toBe(503);
+    expect(Number(r!.headers()['retry-after'])).toBeGreaterThan(0);
+    await expect(page.getByRole('heading', { level: 1, name: 'The shop is unavailable' })).toBeVisible();
+    await expect(page).toHaveTitle(/The shop is unavailable · /);
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    await scan(page, '503');
+    // A host the server cannot tell from a shop while the database is down: the plain page.
+    await page.goto(`http://nowhere.localhost:${t.port}/`);
+    await expect(page).toHaveTitle('The shop is unavailable');
+    await scan(page, '503 plain');
+  } finally {
+    await t.close().catch(() => {});
+  }
+});
+
 for (const colorScheme of ['light', 'dark'] as const) {
   test.describe(`${colorScheme} scheme`, () => {
     test.use({ colorScheme });

@@ -20,3 +20,13 @@ for (const [id, attr, cookie] of [['currency-switch', 'currency', 'ucp_currency'
 // The checkout handoff page (server/storefront/checkout.ts): a form POST to the shop's checkout goes
 // on by itself; its button stays for when this script does not run.
 for (const form of document.querySelectorAll('form[data-autosubmit]')) form.submit();
+
+// A page the server rendered shows the address it was rendered for. Entries `<ucp-search sync-url>`
+// pushed before a reload stay the reloaded document's own (Chromium: the reload keeps the entry's
+// document, shared with the entries pushed beside it), so Back from a reloaded `?page=2` to the
+// element's `/` is a popstate in the server's page 2, where nothing draws page 1: load the address
+// instead. A page with the element lets it draw each of its entries (src/search/search.ts).
+const rendered = location.pathname + location.search;
+addEventListener('popstate', () => {
+  if (location.pathname + location.search !== rendered && !document.querySelector('ucp-search[sync-url]')) location.reload();
+});

@@ -16,6 +16,12 @@ export interface Config {
   /** PostgreSQL (DATABASE_URL) pool: connections per process (PG_POOL_SIZE, 10) and how long a request waits for one (PG_CONNECT_TIMEOUT_MS, 5000; then 503). */
   pgPoolSize?: number;
   pgConnectTimeoutMs?: number;
+  /**
+   * PostgreSQL: how long one statement may go unanswered before its connection is closed and the
+   * request answers 503 + Retry-After (PG_QUERY_TIMEOUT_MS, 30000; 0: no limit). Bounds the wait on
+   * a host that stops answering without closing its connections (server/db/failover.ts).
+   */
+  pgQueryTimeoutMs?: number;
   /** Planner cost of a random page read on either database (PG_RANDOM_PAGE_COST, 1.1; server/db/index.ts). */
   randomPageCost?: number;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host only when the deployment sits behind a proxy we trust. */
@@ -117,6 +123,15 @@ function positive(value: string | undefined): number | undefined {
   return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/** Unset or empty: undefined (the default applies); a whole number of milliseconds, 0 included; else a problem. */
+function milliseconds(env: NodeJS.ProcessEnv, name: string, problems: string[]): number | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  problems.push(`${name} must be a whole number of milliseconds (0: no limit); got "${value.slice(0, 40)}".`);
+  return undefined;
+}
+
 /** Unset or empty: undefined (the default applies); digits with an optional fraction: that; else NaN (refused). */
 function megabytes(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -134,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     durableCommits: flag(env, 'UCP_DURABLE_COMMITS', true, problems),
     pgPoolSize: positive(env.PG_POOL_SIZE),
     pgConnectTimeoutMs: positive(env.PG_CONNECT_TIMEOUT_MS),
+    pgQueryTimeoutMs: milliseconds(env, 'PG_QUERY_TIMEOUT_MS', problems),
     randomPageCost: positive(env.PG_RANDOM_PAGE_COST),
     trustProxy: flag(env, 'TRUST_PROXY', false, problems),
     mode: production ? 'production' : 'development',

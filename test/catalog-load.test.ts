@@ -101,6 +101,27 @@ describe('a run of several files', () => {
     for (const r of options.rows) expect(r.reloptions).toContain('fastupdate=off');
   }, 120_000);
 
+  it("a fence that says no (the first-run seed found its shops written by another process) writes nothing and says skipped", async () => {
+    const seen: string[][] = [];
+    const results = await loadCatalogs(s.db, [source('a.json', catalog('shop_fence_a', 3)), source('b.json', catalog('shop_fence_b', 2))], {
+      fence: async (tx, shops) => {
+        seen.push(shops);
+        await sql`select 1`.execute(tx); // runs inside the group's own transaction
+        return false;
+      },
+    });
+    expect(seen).toEqual([['shop_fence_a', 'shop_fence_b']]);
+    expect(results).toEqual([
+      { file: 'a.json', shop: 'shop_fence_a', skipped: true },
+      { file: 'b.json', shop: 'shop_fence_b', skipped: true },
+    ]);
+    expect(await traces('shop_fence_a')).toEqual(nothing);
+    expect(await traces('shop_fence_b')).toEqual(nothing);
+    const yes = await loadCatalogs(s.db, [source('a.json', catalog('shop_fence_a', 3))], { fence: async () => true });
+    expect(yes).toEqual([{ file: 'a.json', shop: 'shop_fence_a', products: 3 }]);
+    expect((await traces('shop_fence_a')).products).toBe(3);
+  });
+
   it('a domain another shop serves: refused by name, nothing written', async () => {
     const file = catalog('shop_squatter', 3);
     file.shop.domain = 'Demo.localhost';

@@ -180,6 +180,27 @@ describe('<ucp-search> in the page', () => {
     expect((history.state as Record<string, unknown>).app).toBe('kept'); // the page's own state stays
   });
 
+  it('sync-url: Back to an entry it never kept draws the search its address names, and loads a later page from the server', async () => {
+    history.replaceState(null, '', '/');
+    const { root, asked } = setup(pages, { 'page-size': '12', categories: 'home,kitchen', 'sync-url': '' });
+    await vi.waitFor(() => expect(titles(root)).toHaveLength(12));
+    // An entry the element did not write (shared with a server-rendered page before a reload).
+    history.replaceState(null, '', '/?q=mug&category=kitchen');
+    dispatchEvent(new PopStateEvent('popstate', { state: null }));
+    await vi.waitFor(() => expect(asked.at(-1)).toMatchObject({ query: 'mug', filters: { categories: ['kitchen'] }, pagination: { limit: 12 } }));
+    expect(asked.at(-1)!.pagination.cursor).toBeUndefined();
+    await vi.waitFor(() => expect((root.querySelector('select') as HTMLSelectElement).value).toBe('kitchen'));
+    // Page 3's cursor is the server's to know: the document loads that address.
+    const reload = vi.spyOn(location, 'reload').mockImplementation(() => {});
+    const before = asked.length;
+    history.replaceState(null, '', '/?page=3');
+    dispatchEvent(new PopStateEvent('popstate', { state: null }));
+    expect(reload).toHaveBeenCalledTimes(1);
+    expect(asked).toHaveLength(before);
+    reload.mockRestore();
+    history.replaceState(null, '', '/');
+  });
+
   it("leaves a page's non-object history state alone, and ignores a kept search that is not one", async () => {
     history.replaceState('the app owns this', '');
     const { root, asked } = setup(pages, { query: 'tee' });

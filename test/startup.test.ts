@@ -54,6 +54,13 @@ describe('PostgreSQL pool size', () => {
     expect(() => checkConfig(loadConfig({ PG_POOL_SIZE: '2' }))).not.toThrow();
     expect(() => checkConfig(loadConfig({}))).not.toThrow();
   });
+
+  it('PG_QUERY_TIMEOUT_MS: whole milliseconds, 0 for no limit, unset for the default; anything else refuses to start', () => {
+    expect(loadConfig({ PG_QUERY_TIMEOUT_MS: '5000' }).pgQueryTimeoutMs).toBe(5000);
+    expect(loadConfig({ PG_QUERY_TIMEOUT_MS: '0' }).pgQueryTimeoutMs).toBe(0);
+    expect(loadConfig({ PG_QUERY_TIMEOUT_MS: ' ' }).pgQueryTimeoutMs).toBeUndefined();
+    for (const bad of ['30s', '-1', '1.5', 'off']) expect(() => checkConfig(loadConfig({ PG_QUERY_TIMEOUT_MS: bad }))).toThrow(/PG_QUERY_TIMEOUT_MS must be a whole number of milliseconds/);
+  });
 });
 
 describe('the start-up banner', () => {

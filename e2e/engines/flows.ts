@@ -72,24 +72,37 @@ export const FLOWS: Flow[] = [
       await d.type([...S, 'input[name=q]'], 'linen');
       await d.click([...S, 'form button[type=submit]']);
       await until(d, '?q=linen', urlHas('q=linen'));
-      await until(d, 'linen results', `() => [...(${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li h3')].some((h) => /linen/i.test(h.textContent))`);
+      // Each wait below also waits for the element to settle (not aria-busy): while a search runs,
+      // the previous results stay in view (the first page has linen products too) and the form is
+      // drawn again when the answer arrives, taking what was typed into it meanwhile.
+      const idle = `!document.querySelector('ucp-search').hasAttribute('aria-busy')`;
+      await until(d, 'linen results', `() => ${idle} && [...(${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li h3')].some((h) => /linen/i.test(h.textContent))`);
       await d.type([...S, 'input[name=q]'], '');
       await d.click([...S, 'form button[type=submit]']);
-      await until(d, 'the whole catalog', `() => !location.search.includes('q=') && (${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li').length === 12`);
+      await until(d, 'the whole catalog', `() => ${idle} && !location.search.includes('q=') && (${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li').length === 12`);
       // A category (choosing one searches at once), then all products again.
       const cat = await d.eval<string>(`() => (${FIND_SRC})(['ucp-search', 'select[name=category] option:nth-child(2)']).value`);
       await d.select([...S, 'select[name=category]'], cat);
       await until(d, `?category=${cat}`, urlHas(`category=${encodeURIComponent(cat)}`));
       await until(d, `the ${cat} heading`, has([...S, 'h2'], cat));
       await d.select([...S, 'select[name=category]'], '');
-      await until(d, 'all products again', `() => !location.search.includes('category=') && (${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li').length === 12`);
+      await until(d, 'all products again', `() => ${idle} && !location.search.includes('category=') && (${FIND_SRC})(['ucp-search']).shadowRoot.querySelectorAll('li').length === 12`);
       const first = await d.eval<string>(text([...S, 'li h3']));
       await d.click([...S, 'nav button:last-of-type']);
       await until(d, '?page=2', urlHas('page=2'));
-      await until(d, 'page 2', `() => { const r = (${FIND_SRC})(['ucp-search']).shadowRoot; return r.querySelector('nav [aria-current]')?.textContent === 'Page 2' && r.querySelector('li h3')?.textContent !== ${JSON.stringify(first)}; }`);
+      await until(d, 'page 2', `() => { const r = (${FIND_SRC})(['ucp-search']).shadowRoot; return ${idle} && r.querySelector('nav [aria-current]')?.textContent === 'Page 2' && r.querySelector('li h3')?.textContent !== ${JSON.stringify(first)}; }`);
       await shot(d, 'search-page-2');
       await d.back();
-      await until(d, 'page 1 again', `() => !location.search.includes('page=') && (${FIND_SRC})(['ucp-search', 'li h3'])?.textContent === ${JSON.stringify(first)}`);
+      const page1 = `() => !location.search.includes('page=') && !!document.querySelector('ucp-search') && ${idle} && (${FIND_SRC})(['ucp-search', 'li h3'])?.textContent === ${JSON.stringify(first)} && (${FIND_SRC})(['ucp-search', 'nav [aria-current]'])?.textContent === 'Page 1'`;
+      await until(d, 'page 1 again', page1);
+      // Page 2 again, reloaded (the server's HTML, without the element), then Back: the element's
+      // page 1, not page 2 under page 1's address (public/storefront.js, docs/host-js.md).
+      await d.click([...S, 'nav button:last-of-type']);
+      await until(d, '?page=2 again', urlHas('page=2'));
+      await d.reload();
+      await until(d, 'the server\'s page 2', `() => !document.querySelector('ucp-search') && document.querySelector('main .pager [aria-current]')?.textContent === 'Page 2'`);
+      await d.back();
+      await until(d, 'page 1 after the reload', page1);
       await noErrors(d);
     },
   },

@@ -1,7 +1,8 @@
 /**
  * Runs the shopper flows (./flows.ts) in Firefox ESR or WebKit against a fresh server, as
  * scripts/test-all.sh does after Playwright's Chromium run:
- *   npx tsx e2e/engines/run.ts firefox|webkit [--port N]
+ *   npx tsx e2e/engines/run.ts firefox|webkit [--port N] [--only WORDS]
+ * (`--only`: just the flows whose name contains WORDS, while working on one).
  * Prints one line per flow and writes `.tmp/engines-<engine>.json` ({passed, failed, flows, ms});
  * screenshots go to test-results/engines/<engine>/. Exit status 1 when a flow failed or the engine
  * could not start (that counts as one failure: never a silent skip). docs/benchmarks.md "Browsers".
@@ -16,11 +17,13 @@ import { firefoxDriver, webkitDriver, type Driver } from './driver.ts';
 
 const engine = process.argv[2];
 if (engine !== 'firefox' && engine !== 'webkit') {
-  console.error('usage: tsx e2e/engines/run.ts firefox|webkit [--port N]');
+  console.error('usage: tsx e2e/engines/run.ts firefox|webkit [--port N] [--only WORDS]');
   process.exit(2);
 }
 const portArg = process.argv.indexOf('--port');
 const PORT = portArg > 0 ? Number(process.argv[portArg + 1]) : engine === 'firefox' ? 8395 : 8396;
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg > 0 ? process.argv[onlyArg + 1] : '';
 const children: ChildProcess[] = [];
 const cleanups: Array<() => void> = [];
 
@@ -87,7 +90,7 @@ async function main() {
     });
     d = engine === 'firefox' ? await firefoxDriver(which('firefox-esr')) : await startWebKit();
     const shop = `http://demo.localhost:${PORT}`;
-    for (const flow of FLOWS) {
+    for (const flow of FLOWS.filter((f) => f.name.includes(only))) {
       const t = Date.now();
       try {
         await flow.run(d, shop);

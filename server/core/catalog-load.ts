@@ -43,6 +43,8 @@ export interface FileResult {
   products?: number;
   /** Why nothing of the file was loaded. */
   error?: string;
+  /** Not written: the caller's fence found the shop already there (LoadHooks.fence). */
+  skipped?: boolean;
   issues?: FieldIssue[];
 }
 
@@ -59,6 +61,12 @@ export interface LoadHooks {
    * opens. Tests pass a ready one so that computing ahead does not depend on the machine's speed.
    */
   vectors?: ScratchVectors;
+  /**
+   * Runs first in each group's transaction, on its connection, with the group's shop ids; false:
+   * the group writes nothing and its files are reported `skipped`. The first-run seed takes a
+   * transaction-level lock here and checks its shops are still missing (server/seed/prepare.ts).
+   */
+  fence?(tx: DB, shops: string[]): Promise<boolean>;
 }
 
 /** Loads each source as one shop, in order; never throws for a file's fault (see FileResult.error). */
@@ -87,7 +95,7 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
       const bulk = products >= BULK_LOAD_PRODUCTS;
       if (bulk) scratch ??= scratchVectors(db);
       try {
-        await writeGroup(db, group, bulk, bulk ? scratch : undefined, sources.length === 1 ? hooks : { stage: hooks.stage });
+        await writeGroup(db, group, bulk, bulk ? scratch : undefined, sources.length === 1 ? hooks : { stage: hooks.stage, fence: hooks.fence });
       } catch (e) {
         // The group's transaction itself failed (the database went away, the commit failed): none
         // of its files was written, and what follows would likely fail the same way.
@@ -97,7 +105,8 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
       }
       forgetCachedShops();
       for (const g of group) {
-        if (g.error) report(g.index, failure(sources[g.index].name, g.error));
+        if (g.skipped) report(g.index, { file: sources[g.index].name, shop: g.file.shop.id, skipped: true });
+        else if (g.error) report(g.index, failure(sources[g.index].name, g.error));
         else {
           written = true;
           await catalogWritten(db, g.file.shop.id);
@@ -135,6 +144,8 @@ interface Entry {
   file: CatalogFile;
   /** Why the file was rolled back to its savepoint. */
   error?: unknown;
+  /** The fence kept the group from writing (LoadHooks.fence). */
+  skipped?: boolean;
 }
 
 /** The error behind each failed result, for callers that rethrow it (loadCatalogFile). */
@@ -161,6 +172,10 @@ async function writeGroup(db: DB, group: Entry[], bulk: boolean, scratch: Scratc
     db,
     bulk,
     async (tx) => {
+      if (hooks.fence && !(await hooks.fence(tx, group.map((g) => g.file.shop.id)))) {
+        for (const entry of group) entry.skipped = true;
+        return;
+      }
       for (const [k, entry] of group.entries()) {
         await sql`savepoint catalog_file`.execute(tx);
         try {

@@ -127,11 +127,22 @@ type ConnectCallback = (err: Error | null) => void;
  * The `Client` class for `new pg.Pool({ Client })`: connects where `selector` says, checks the
  * server qualifies, and hands the pool an error on release once its server refused a write as
  * read-only, so the pool drops it instead of reusing it.
+ *
+ * `queryTimeoutMs` (0: none): a statement unanswered that long closes its connection. A host that
+ * stops answering without closing the TCP connection (a partition, a frozen VM) otherwise holds the
+ * statement until the OS gives up on the socket (TCP keepalive: ~11 minutes with Linux defaults;
+ * Node cannot shorten its probe interval or set TCP_USER_TIMEOUT). Closing the connection rather
+ * than only failing the statement (node-postgres's own `query_timeout`) matters: that connection's
+ * next statement would queue behind the lost one and the pool would keep lending it out. The
+ * statement fails as a lost connection (503 + Retry-After), the host is forgotten (the next
+ * connection probes the hosts again: a promoted standby is found), and the pool drops the client.
+ * Client-side on purpose: a server-side `statement_timeout` cannot fire on a host that is gone.
  */
-export function failoverClient(selector: HostSelector): typeof pg.Client {
+export function failoverClient(selector: HostSelector, queryTimeoutMs = 0): typeof pg.Client {
   return class FailoverClient extends pg.Client {
     #reported = listenForStatus(this);
     #readOnly = false;
+    #silent = false;
     #host: HostPort | undefined;
     #release: ((err?: Error | boolean) => void) | undefined;
 
@@ -149,7 +160,22 @@ export function failoverClient(selector: HostSelector): typeof pg.Client {
       this.#release = fn;
     }
     get release(): (err?: Error | boolean) => void {
-      return (err) => this.#release?.(err ?? (this.#readOnly ? new Error('the server became read-only') : undefined));
+      return (err) => this.#release?.(err ?? (this.#readOnly ? new Error('the server became read-only') : this.#silent ? new Error('the server stopped answering') : undefined));
+    }
+
+    // Every statement Kysely and the connect-time checks run is promise-style and passes here; a
+    // submittable (cursor, stream) or a callback-style call returns no promise and is not timed.
+    override query(...args: any[]): any {
+      const pending = (super.query as (...a: any[]) => any)(...args);
+      if (!queryTimeoutMs || typeof pending?.then !== 'function') return pending;
+      const timer = setTimeout(() => {
+        this.#silent = true;
+        selector.forget(this.#host);
+        this.connection.stream.destroy(); // fails `pending` (and anything queued) as a lost connection
+      }, queryTimeoutMs);
+      const done = () => clearTimeout(timer);
+      pending.then(done, done);
+      return pending;
     }
 
     override connect(): Promise<pg.Client>;
@@ -200,9 +226,9 @@ export function failoverClient(selector: HostSelector): typeof pg.Client {
  * `connectTimeoutMs` is the pool's wait, shared among the hosts of a probe pass unless the URL
  * sets libpq's connect_timeout (per host).
  */
-export function failoverConnection(databaseUrl: string, opts: { connectTimeoutMs: number; options: string }) {
+export function failoverConnection(databaseUrl: string, opts: { connectTimeoutMs: number; queryTimeoutMs?: number; options: string }) {
   const target = parseDatabaseUrl(databaseUrl);
   const config = { connectionString: target.connectionString, options: opts.options, keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
   const perHost = target.connectTimeoutMs ?? Math.max(500, Math.floor(opts.connectTimeoutMs / Math.max(1, target.hosts.length)));
-  return { ...config, Client: failoverClient(new HostSelector(target, config, perHost)) };
+  return { ...config, Client: failoverClient(new HostSelector(target, config, perHost), opts.queryTimeoutMs ?? 0) };
 }

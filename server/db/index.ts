@@ -66,8 +66,18 @@ export interface DatabaseOptions {
   /** config.ts: pool size and connection wait (PostgreSQL), random page cost (both). */
   pgPoolSize?: number;
   pgConnectTimeoutMs?: number;
+  /** A statement unanswered this long closes its connection (failover.ts); 0: no limit. */
+  pgQueryTimeoutMs?: number;
   randomPageCost?: number;
 }
+
+/**
+ * How long a PostgreSQL statement may go unanswered (PG_QUERY_TIMEOUT_MS). Long enough for the
+ * longest statement the server runs itself (a bulk load's index merge, ANALYZE, a migration: seconds
+ * at 100,000 products), short enough that a request to a silent host answers 503 within half a
+ * minute rather than the ~11 minutes TCP keepalive takes to give up (docs/deploy.md).
+ */
+export const QUERY_TIMEOUT_MS = 30_000;
 
 /**
  * Planner cost of a random page read. PostgreSQL's default (4) assumes spinning disks; on SSDs and
@@ -88,7 +98,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     const { failoverConnection } = await import('./failover.ts');
     const connectTimeoutMs = opts.pgConnectTimeoutMs ?? 5000;
     const pool = new pg.Pool({
-      ...failoverConnection(opts.databaseUrl, { connectTimeoutMs, options: `-c random_page_cost=${randomPageCost}` }),
+      ...failoverConnection(opts.databaseUrl, { connectTimeoutMs, queryTimeoutMs: opts.pgQueryTimeoutMs ?? QUERY_TIMEOUT_MS, options: `-c random_page_cost=${randomPageCost}` }),
       max: opts.pgPoolSize ?? 10,
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
       connectionTimeoutMillis: connectTimeoutMs,

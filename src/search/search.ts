@@ -222,11 +222,23 @@ export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, m
   };
   if (sync)
     addEventListener('popstate', () => {
+      if (!host.isConnected) return;
       const k = kept.read();
-      if (!k || !host.isConnected) return;
-      ({ query, category, page } = k);
-      cursors = k.cursors.map((c) => c ?? undefined);
-      scrollBack = k.y ?? 0;
+      if (k) {
+        ({ query, category, page } = k);
+        cursors = k.cursors.map((c) => c ?? undefined);
+        scrollBack = k.y ?? 0;
+        return void run();
+      }
+      // An entry this element never kept (one its document shares with a page the server rendered
+      // before a reload): the address names the search; a later page's cursor is the server's to
+      // know, so that page is loaded as the server renders it.
+      const u = new URL(location.href);
+      if ((Number(u.searchParams.get('page')) || 1) > 1) return location.reload();
+      query = u.searchParams.get('q') ?? '';
+      category = u.searchParams.get('category') ?? '';
+      cursors = [undefined];
+      page = 0;
       void run();
     });
 
