@@ -95,6 +95,7 @@ describe('openapi-typescript from the served documents', () => {
     const { run } = (await import(join(checked!, 'program.ts'))) as { run: Run };
     const token = (await tokensFor(s, 'products_read')).access_token;
     const out = await run({ ucp: ucpDoc.servers[0].url, merchant: merchantDoc.servers[0].url, token, fetch: loopbackFetch });
+    expect(out.transport).toBe('rest');
     expect(out.titles.length).toBeGreaterThan(0);
     expect(out.titles.every((t: unknown) => typeof t === 'string' && t.length > 0)).toBe(true);
     expect(out.cartId).toMatch(/^cart_/);

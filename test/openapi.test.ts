@@ -65,6 +65,16 @@ describe('UCP REST transport: {base_url}/openapi.json', () => {
     expect((await s.req('demo.localhost', 'POST', '/api/ucp/openapi.json', {})).status).toBe(405);
   });
 
+  it('the service root documented as `/` is reachable as a generated client asks for it (`…/api/ucp/`)', async () => {
+    const doc = (await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json')).body;
+    expect(doc.paths['/'].get.operationId).toBe('service_root');
+    const r = await s.req('demo.localhost', 'GET', `${new URL(doc.servers[0].url).pathname}/`);
+    expect([r.status, r.headers.location]).toEqual([308, '/api/ucp']);
+    expect((await s.req('demo.localhost', 'GET', '/api/ucp')).body.transport).toBe('rest');
+    // Only where the protocol is on, like every other /api/ucp address.
+    expect((await s.req('offline.localhost', 'GET', '/api/ucp/')).status).toBe(404);
+  });
+
   it('documents exactly the routes the server answers under /api/ucp', async () => {
     const doc = (await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json')).body;
     const routes = createApp({ db: s.db, config: s.config }).routes;
