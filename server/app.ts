@@ -137,6 +137,9 @@ export function createApp({ db, config }: AppDeps) {
   rest.route('/', cartRoutes());
   restMethodFallbacks(rest);
   app.route('/api/ucp', rest);
+  // The OpenAPI document's service root is `/` under the server URL `…/api/ucp`, so a generated
+  // client asks for `/api/ucp/`: send it to the one address that answers (docs/ucp.md "OpenAPI").
+  app.get('/api/ucp/', (c) => c.redirect('/api/ucp', 308));
 
   // MCP transport (404 unless the shop has the protocol and settings.mcp_enabled); same body limit.
   app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES }));

@@ -250,7 +250,7 @@ describe('carts over MCP', () => {
     const replay = await call('cancel_cart', { meta: meta({ 'idempotency-key': key }), id: cart.id });
     expect(replay.body.result.structuredContent).toEqual(canceled.body.result.structuredContent);
 
-    // After cancel both transports agree (UCP: later calls SHOULD be not_found; that is the cart core's rule).
+    // After cancel both transports agree: the cart is emptied, not deleted (docs/carts.md "Cancel").
     const gone = await call('get_cart', { meta: meta(), id: cart.id });
     const restGone = await s.req('demo.localhost', 'GET', `/api/ucp/carts/${cart.id}`);
     expect(gone.body.result.structuredContent).toEqual(restGone.body);

@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { createApp } from '../server/app.ts';
 import { merchantRoutes } from '../server/merchant/routes.ts';
 import { TOOLS_LIST_RESULT } from '../server/mcp/tools.ts';
+import { tokensFor } from './support/oauth.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -24,6 +25,15 @@ function documented(doc: any): string[] {
   return Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
     Object.keys(item).filter((m) => METHODS.has(m)).map((m) => `${m.toUpperCase()} ${path}`),
   ).sort();
+}
+
+/** Every operation of a document with its method, path (path parameters filled with `x`) and security. */
+function operationsOf(doc: any): Array<{ method: string; path: string; security: Array<Record<string, string[]>> }> {
+  return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.has(m))
+      .map(([m, op]) => ({ method: m.toUpperCase(), path: path.replace(/\{\w+\}/g, 'x'), security: op.security ?? doc.security })),
+  );
 }
 
 /** `METHOD /path/{param}` for every concrete-method route of a Hono app under `prefix`. */
@@ -55,6 +65,16 @@ describe('UCP REST transport: {base_url}/openapi.json', () => {
     expect((await s.req('demo.localhost', 'POST', '/api/ucp/openapi.json', {})).status).toBe(405);
   });
 
+  it('the service root documented as `/` is reachable as a generated client asks for it (`…/api/ucp/`)', async () => {
+    const doc = (await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json')).body;
+    expect(doc.paths['/'].get.operationId).toBe('service_root');
+    const r = await s.req('demo.localhost', 'GET', `${new URL(doc.servers[0].url).pathname}/`);
+    expect([r.status, r.headers.location]).toEqual([308, '/api/ucp']);
+    expect((await s.req('demo.localhost', 'GET', '/api/ucp')).body.transport).toBe('rest');
+    // Only where the protocol is on, like every other /api/ucp address.
+    expect((await s.req('offline.localhost', 'GET', '/api/ucp/')).status).toBe(404);
+  });
+
   it('documents exactly the routes the server answers under /api/ucp', async () => {
     const doc = (await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json')).body;
     const routes = createApp({ db: s.db, config: s.config }).routes;
@@ -76,6 +96,52 @@ describe('UCP REST transport: {base_url}/openapi.json', () => {
     expect(bodyOf('/carts/{id}', 'put')).toEqual(arg('update_cart', 'cart'));
     expect(bodyOf('/catalog/search', 'post')).toEqual(arg('search_catalog', 'catalog'));
     expect(bodyOf('/catalog/lookup', 'post').properties.ids.description).toMatch(/Product or variant ids/);
+  });
+});
+
+describe('security requirements are what the routes enforce', () => {
+  it.each(['demo.localhost', 'strict.localhost'])('%s: an operation answers an anonymous caller 401 exactly when its security has no `{}`', async (host) => {
+    const doc = (await s.req(host, 'GET', '/api/ucp/openapi.json')).body;
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['channelKey', 'channelKeyHeader', 'signature', 'signatureInput']);
+    const seen = { open: 0, closed: 0 };
+    for (const op of operationsOf(doc)) {
+      expect(op.security, `${op.method} ${op.path}`).toBeDefined();
+      // `security: []` (public) or a `{}` alternative: no credential needed.
+      const anonymous = op.security.length === 0 || op.security.some((alt) => Object.keys(alt).length === 0);
+      const r = await s.req(host, op.method, `/api/ucp${op.path === '/' ? '' : op.path}`, op.method === 'GET' ? undefined : {});
+      expect(r.status === 401, `${host} ${op.method} ${op.path}: ${r.status} ${r.text.slice(0, 120)}`).toBe(!anonymous);
+      if (!anonymous) {
+        expect(r.body.code).toBe('identity_required');
+        // A signature is two headers, required together.
+        expect(op.security).toContainEqual({ signature: [], signatureInput: [] });
+      }
+      seen[anonymous ? 'open' : 'closed']++;
+    }
+    // demo is open to anonymous callers; strict lets them search only.
+    expect(seen).toEqual(host === 'demo.localhost' ? { open: 9, closed: 0 } : { open: 3, closed: 6 });
+  });
+
+  it('merchant API: a token without an operation\'s scope is refused with exactly the scope the document names', async () => {
+    const doc = (await s.req('localhost', 'GET', '/merchants/shop_demo/3.0/openapi.json')).body;
+    expect(Object.keys(doc.components.securitySchemes.oauth2.flows)).toEqual(['authorizationCode']);
+    const token = (await tokensFor(s, 'customers_read')).access_token;
+    let refused = 0;
+    for (const op of operationsOf(doc)) {
+      if (op.path === '/3.0/openapi.json') {
+        expect(op.security).toEqual([]);
+        continue;
+      }
+      expect(op.security).toHaveLength(1);
+      const [scope] = op.security[0].oauth2;
+      const r = await s.req('localhost', op.method, `/merchants/shop_demo${op.path}`, op.method === 'GET' || op.method === 'DELETE' ? undefined : {}, { Authorization: `Bearer ${token}` });
+      if (scope === 'customers_read') {
+        expect(r.status, `${op.method} ${op.path}`).not.toBe(403);
+        continue;
+      }
+      expect([r.status, r.body.error?.required_scope], `${op.method} ${op.path}`).toEqual([403, scope]);
+      refused++;
+    }
+    expect(refused).toBeGreaterThanOrEqual(20);
   });
 });
 

@@ -15,7 +15,7 @@ import { getProductOp, lookupCatalogOp, searchCatalogOp } from '../ucp/catalog-o
 import { InvalidRequest, RequestTooLarge } from '../core/errors.ts';
 import { issueMessages } from '../http/errors.ts';
 import { MCP_SCHEMA_URL } from '../core/ucp-profile.ts';
-import { CART_NOTE, CATALOG_TEXT, CUSTOMIZATION_NOTE, jsonSchema } from '../ucp/tool-text.ts';
+import { CART_NOTE, CART_TEXT, CATALOG_TEXT, CUSTOMIZATION_NOTE, jsonSchema } from '../ucp/tool-text.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from '../ucp/cart-operations.ts';
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
 import { McpProtocolError, RPC } from './errors.ts';
@@ -175,7 +175,7 @@ const DEFS: ToolDef[] = [
     name: 'get_cart',
     title: 'Get a cart',
     description:
-      'Current state of a cart by id; twin of REST GET /carts/{id}. Pass `id`. Expired or canceled carts return a `not_found` message. ' + META_NOTE,
+      'Current state of a cart by id; twin of REST GET /carts/{id}. Pass `id`. ' + CART_TEXT.get + ' ' + META_NOTE,
     args: z.object({ meta: CallMeta, id: z.string() }),
     requireIdempotencyKey: false,
     readOnly: true,
@@ -199,7 +199,7 @@ const DEFS: ToolDef[] = [
     name: 'cancel_cart',
     title: 'Cancel a cart',
     description:
-      'Cancel (delete) a cart; twin of REST POST /carts/{id}/cancel. Returns the cart as it was before cancelation; later calls see `not_found`. ' +
+      'Cancel a cart; twin of REST POST /carts/{id}/cancel. ' + CART_TEXT.cancel + ' ' +
       'Pass `id`. REQUIRES `meta["idempotency-key"]` (a UUID; reuse it only to retry this same cancel). ' + META_NOTE,
     args: z.object({ meta: CallMetaWithKey, id: z.string() }),
     requireIdempotencyKey: true,

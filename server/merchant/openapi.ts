@@ -2,27 +2,22 @@
  * The OpenAPI 3.1 document of the merchant REST API, served at `{merchant_api_url}/3.0/openapi.json`
  * (`http://localhost:8080/merchants/shop_demo/3.0/openapi.json`; docs/oauth.md "OpenAPI"). The
  * operations and their scopes are the scope table the routes are guarded with (ROUTE_SCOPES); the
- * request bodies are the zod schemas the core validates them with; errors are the merchant envelope.
- * Built once; each answer only sets `servers`.
+ * request bodies are the zod schemas the core validates them with; success bodies and the error
+ * envelope are the components of server/merchant/response-schemas.ts. Built once; each answer only
+ * sets `servers` and the OAuth URLs.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ROUTE_SCOPES } from './route-scopes.ts';
 import { StoredProduct } from '../formats/catalog-format.ts';
 import { NewCustomer } from '../core/customers.ts';
 import { NewOrder, OrderStatusChange } from '../core/orders.ts';
 import { WEBHOOK_BODIES } from '../core/webhook-endpoints.ts';
+import { ChannelKeyInput } from '../core/channel-keys.ts';
+import { InventoryChange } from '../core/inventory.ts';
 import { SCOPES } from '../core/scopes.ts';
 import { PACKAGE_VERSION } from '../version.ts';
-import { json, requestSchema, type JsonObject } from '../http/openapi-schema.ts';
-
-/**
- * `POST /3.0/channel_keys` reads two fields by hand (server/merchant/routes.ts); this is their shape.
- * Gap: the route has no schema of its own yet, so this one is not the validator (docs/oauth.md).
- */
-const ChannelKeyBody = z.object({
-  profile_url: z.string().describe('The platform profile URL the key acts for (https; loopback http in development).'),
-  label: z.string().optional().describe('A name to recognise the key by.'),
-});
+import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } from '../http/openapi-schema.ts';
+import { registerMerchantSchemas, SUCCESS_BODIES } from './response-schemas.ts';
 
 const BODIES: Record<string, z.core.$ZodType> = {
   'POST /3.0/products': StoredProduct,
@@ -32,7 +27,8 @@ const BODIES: Record<string, z.core.$ZodType> = {
   'PUT /3.0/orders/{id}': OrderStatusChange,
   'POST /3.0/webhooks': WEBHOOK_BODIES.create,
   'PUT /3.0/webhooks/{id}': WEBHOOK_BODIES.update,
-  'POST /3.0/channel_keys': ChannelKeyBody,
+  'POST /3.0/channel_keys': ChannelKeyInput,
+  'PUT /3.0/inventory/{variantId}': InventoryChange,
 };
 
 const SUCCESS: Record<string, [number, string]> = { GET: [200, 'The resource or the page of resources.'], POST: [201, 'Created (`Location` names it).'], PUT: [200, 'The updated resource.'], DELETE: [204, 'Deleted.'] };
@@ -40,15 +36,6 @@ const SPECIAL: Record<string, [number, string]> = {
   'DELETE /3.0/channel_keys/{id}': [200, 'The revoked key record (`revoked_at` set).'],
   'POST /3.0/webhooks/deliveries/{id}/redeliver': [202, 'The delivery, queued again.'],
 };
-
-const ErrorEnvelope = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional(),
-    required_scope: z.string().optional(),
-  }),
-});
 
 const errorRefs = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
 const ERROR_TEXT: Record<number, string> = {
@@ -66,18 +53,21 @@ const ERROR_TEXT: Record<number, string> = {
 function operations() {
   const paths: Record<string, Record<string, unknown>> = {
     '/3.0/openapi.json': {
-      get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of the merchant API (public, no token).', security: [], responses: { '200': json({ type: 'object', required: ['openapi'] }, 'OpenAPI 3.1.') } },
+      get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of the merchant API (public, no token).', security: [], responses: { '200': json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } }, 'OpenAPI 3.1.'), ...errorRefs(404) } },
     },
   };
   for (const r of ROUTE_SCOPES) {
     const key = `${r.method} ${r.path}`;
     const body = BODIES[key];
     const [status, text] = SPECIAL[key] ?? SUCCESS[r.method];
+    // A new route must say what it answers (server/merchant/response-schemas.ts), or the document fails to build.
+    if (status !== 204 && !SUCCESS_BODIES[key]) throw new Error(`No success body for ${key} in SUCCESS_BODIES`);
     const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    if (r.method === 'GET' && !r.path.includes('{')) {
+    if (SUCCESS_BODIES[key]?.$ref.endsWith('Page')) {
       params.push({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 250, default: 50 } as never } as never);
       params.push({ name: 'cursor', in: 'query', required: false, schema: { type: 'string' } } as never);
     }
+    if (key === 'GET /3.0/webhooks/deliveries') params.push({ name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } } as never);
     (paths[r.path] ??= {})[r.method.toLowerCase()] = {
       operationId: `${r.method.toLowerCase()}_${r.path.replace(/^\/3\.0\//, '').replace(/[{}]/g, '').replace(/\//g, '_')}`,
       summary: `${r.method} ${r.path}`,
@@ -86,7 +76,7 @@ function operations() {
       ...(params.length ? { parameters: params } : {}),
       ...(body ? { requestBody: { required: true, ...json(requestSchema(body)) } } : {}),
       responses: {
-        [String(status)]: status === 204 ? { description: text } : json({ type: 'object' }, text),
+        [String(status)]: status === 204 ? { description: text } : json(SUCCESS_BODIES[key], text),
         ...errorRefs(401, 403, 404, 503, ...(body ? [400, 409, 413, 415, 422] : r.method === 'GET' ? [400] : [409])),
       },
     };
@@ -104,12 +94,15 @@ const build = () => ({
   },
   paths: operations(),
   components: {
-    schemas: { Error: requestSchema(ErrorEnvelope) },
-    responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json({ $ref: '#/components/schemas/Error' }, text)])),
+    schemas: componentSchemas(registerMerchantSchemas),
+    responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json(schemaRef('Error'), text)])),
     securitySchemes: {
       oauth2: {
         type: 'oauth2',
-        description: 'Authorization code (with PKCE for public apps) at the platform\'s account service; send `Authorization: Bearer <access token>`.',
+        description:
+          'OAuth 2.0 authorization code grant at the platform\'s account service (metadata: `/.well-known/oauth-authorization-server`); PKCE (S256) required for public apps, ' +
+          'refresh tokens rotate. Send `Authorization: Bearer <access token>`; the token is bound to one merchant (another merchant\'s id is 404) and to its scopes (a missing one is 403 naming it). ' +
+          'There is no client-credentials grant: a token always acts for a merchant who signed in.',
         flows: { authorizationCode: { authorizationUrl: '/oauth2/authorize', tokenUrl: '/oauth2/access_token', refreshUrl: '/oauth2/access_token', scopes: SCOPES } },
       },
     },

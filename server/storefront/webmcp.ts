@@ -57,7 +57,7 @@ export const WEBMCP_TOOLS: readonly WebMcpTool[] = Object.freeze([
     z.object({ cart: CreateCartRequest }),
     false,
   ),
-  tool('get_cart', 'Get the shopper\'s cart', 'The shopper\'s cart as it is now. ' + PAGE_NOTE + 'Pass `{}` (or the id).', z.object({ id: CartId }), true),
+  tool('get_cart', 'Get the shopper\'s cart', 'The shopper\'s cart as it is now; `not_found` when the shopper has none (none yet, or after cancel_cart). ' + PAGE_NOTE + 'Pass `{}` (or the id).', z.object({ id: CartId }), true),
   tool(
     'update_cart',
     'Replace the shopper\'s cart',
@@ -70,8 +70,8 @@ export const WEBMCP_TOOLS: readonly WebMcpTool[] = Object.freeze([
   tool(
     'cancel_cart',
     'Cancel the shopper\'s cart',
-    'Cancel (delete) the shopper\'s cart; the page shows an empty cart afterwards. The shopper is asked to confirm first; declining returns an error result with code `declined`. ' +
-      'Returns the cart as it was before cancelation. ' + PAGE_NOTE,
+    'Cancel the shopper\'s cart: the shop empties it and the page lets go of it, so the page shows an empty cart and get_cart here answers `not_found` until create_cart starts a new one. ' +
+      'The shopper is asked to confirm first; declining returns an error result with code `declined`. Returns the cart as it was before the cancel. ' + PAGE_NOTE,
     z.object({ id: CartId }),
     false,
     true,

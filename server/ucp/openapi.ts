@@ -1,35 +1,23 @@
 /**
  * The OpenAPI 3.1 document of a shop's UCP REST transport, served at `{base_url}/openapi.json`
  * (`http://demo.localhost:8080/api/ucp/openapi.json`; docs/ucp.md "OpenAPI"). Request bodies come
- * from the wire schemas that validate them; success bodies reference the official UCP 2026-04-08
- * schemas by their ids; error bodies are our flat `{code, content}` envelope. Built once; each answer
- * only sets `servers` to the origin asked.
+ * from the wire schemas that validate them; success and error bodies are the components of
+ * server/ucp/response-schemas.ts (official UCP schema ids in their descriptions). Each operation's
+ * `security` is what this shop's access policy lets through (server/core/access-policy.ts). The
+ * fixed part is built once; each answer sets `servers` and the security from the shop.
  */
-import * as z from 'zod/mini';
+import type { z } from 'zod';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
-import { UCP_VERSION, type ProtocolError } from '../../src/wire/common.ts';
+import { UCP_VERSION } from '../../src/wire/common.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { REST_SCHEMA_URL, SPEC_URL } from '../core/ucp-profile.ts';
-import { json, requestSchema, type JsonObject } from '../http/openapi-schema.ts';
-
-/** The flat protocol error (`ProtocolError` in src/wire/common.ts; the compiler keeps the two equal). */
-const ProtocolErrorBody = z.object({
-  code: z.string().check(z.describe('Machine-readable error code, e.g. invalid_request, invalid_profile_url.')),
-  content: z.string().check(z.describe('What went wrong and what to send instead.')),
-  messages: z.optional(z.array(z.looseObject({ type: z.enum(['error', 'warning', 'info']), code: z.optional(z.string()), path: z.optional(z.string()), content: z.string(), severity: z.optional(z.enum(['recoverable', 'requires_buyer_input', 'requires_buyer_review', 'unrecoverable'])) }))),
-  continue_url: z.optional(z.string()),
-});
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _protocolErrorIsTheWireType: Same<keyof z.infer<typeof ProtocolErrorBody>, keyof ProtocolError> = true;
-void _protocolErrorIsTheWireType;
-
-const UCP_SCHEMAS = 'https://ucp.dev/schemas/shopping';
-/**
- * A success body: the official UCP schema by id. Not a `$ref` (validators and code generators would
- * have to fetch ucp.dev); the id is in the description and `required` names the top-level members.
- */
-const ref = (id: string, required: string[] = ['ucp']) => ({ type: 'object', required, description: `UCP ${UCP_VERSION}: ${id}` });
+import { accessPolicy, allows, isOperation, type OperationName } from '../core/access-policy.ts';
+import type { Shop } from '../formats/types.ts';
+import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } from '../http/openapi-schema.ts';
+import { registerUcpSchemas } from './response-schemas.ts';
+import { UCP_SECURITY_SCHEMES } from './openapi-security.ts';
+import { CART_TEXT } from './tool-text.ts';
 
 const header = (name: string, description: string, required = false) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
 const PARAMS = {
@@ -43,7 +31,7 @@ const PARAMS = {
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));
 const ERROR_TEXT: Record<number, string> = {
-  400: 'Malformed request: invalid JSON, a field that fails the schema (every bad field in `messages[].path`), an invalid `UCP-Agent` (`invalid_profile_url`).',
+  400: 'Malformed request: invalid JSON, a field that fails the schema (every bad field in `messages[].path`), an invalid `UCP-Agent` (`invalid_profile_url`), a bad signature.',
   401: 'A presented credential is not valid, or the anonymous tier may not call this operation (`WWW-Authenticate: Bearer realm=…`).',
   403: 'The caller\'s tier may not call this operation, or its key was issued for another profile.',
   409: 'The Idempotency-Key was already used with different parameters.',
@@ -55,7 +43,8 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Temporarily unavailable: retry after `Retry-After` seconds.',
 };
 
-function operation(o: { id: string; summary: string; description: string; body?: JsonObject; success: [number, string, JsonObject]; also?: [number, string, JsonObject]; write?: boolean; params?: unknown[]; errors: number[] }) {
+type Success = [status: number, text: string, schema: JsonObject];
+function operation(o: { id: OperationName; summary: string; description: string; body?: JsonObject; success: Success; also?: Success; write?: boolean; params?: unknown[]; errors: number[] }) {
   return {
     operationId: o.id,
     summary: o.summary,
@@ -70,13 +59,15 @@ function operation(o: { id: string; summary: string; description: string; body?:
   };
 }
 
-const CART = ref(`${UCP_SCHEMAS}/cart.json`, ['ucp', 'id', 'line_items', 'totals']);
-const ERROR_RESPONSE = ref(`${UCP_SCHEMAS}/types/error_response.json`, ['ucp', 'messages']);
-const CART_OR_ERROR = { oneOf: [CART, ERROR_RESPONSE] };
+const CART = schemaRef('Cart');
+const ERROR_RESPONSE = schemaRef('ErrorResponse');
+// anyOf, not oneOf: a cart and an error_response share `ucp` and `continue_url` (Redocly's no-illogical-composition-keywords); `id` tells them apart.
+const CART_OR_ERROR = { anyOf: [CART, ERROR_RESPONSE] };
 
 const CATALOG_ERRORS = [400, 401, 403, 413, 415, 422, 424, 429, 503];
 const CART_ERRORS = [400, 401, 403, 409, 413, 415, 422, 424, 429, 503];
 const body = (schema: z.core.$ZodType, root: 'catalog' | 'cart') => requestSchema(schema, root);
+const PUBLIC = { security: [] };
 
 const DOCUMENT = {
   openapi: '3.1.0',
@@ -85,34 +76,35 @@ const DOCUMENT = {
     version: PACKAGE_VERSION,
     description:
       `The Universal Commerce Protocol ${UCP_VERSION} REST binding of this shop: catalog search, lookup and product detail, and carts. ` +
-      `Generated from the request schemas the server validates with. The protocol: ${SPEC_URL}; the official OpenAPI: ${REST_SCHEMA_URL}.`,
+      `Generated from the schemas the server validates requests with and types its answers by. The protocol: ${SPEC_URL}; the official OpenAPI: ${REST_SCHEMA_URL}. ` +
+      'Each operation\'s `security` lists what this shop accepts for it: `{}` (nothing) when anonymous callers may call it, a channel API key, or an HTTP message signature.',
   },
   paths: {
-    '/': { get: { operationId: 'service_root', summary: 'Service root', description: 'The binding this endpoint serves (public).', responses: { '200': json({ type: 'object', required: ['ucp', 'transport', 'endpoint'] }, 'The service binding.') } } },
-    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of this transport (public).', responses: { '200': json({ type: 'object', required: ['openapi'] }, 'OpenAPI 3.1.') } } },
+    '/': { get: { operationId: 'service_root', summary: 'Service root', description: 'The binding this endpoint serves (public).', ...PUBLIC, responses: { '200': json(schemaRef('ServiceRoot'), 'The service binding.'), ...errors(400) } } },
+    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of this transport (public).', ...PUBLIC, responses: { '200': json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } }, 'OpenAPI 3.1.'), ...errors(400) } } },
     '/catalog/search': {
-      post: operation({ id: 'search_catalog', summary: 'Search the catalog', description: 'Free text and/or filters; paginated with pagination.cursor.', body: body(SearchRequest, 'catalog'), success: [200, 'Products found.', ref(`${UCP_SCHEMAS}/catalog_search.json#/$defs/search_response`, ['ucp', 'products'])], errors: CATALOG_ERRORS }),
+      post: operation({ id: 'search_catalog', summary: 'Search the catalog', description: 'Free text and/or filters; paginated with pagination.cursor.', body: body(SearchRequest, 'catalog'), success: [200, 'Products found.', schemaRef('SearchResponse')], errors: CATALOG_ERRORS }),
     },
     '/catalog/lookup': {
-      post: operation({ id: 'lookup_catalog', summary: 'Look up products by id', description: 'Product or variant ids; unknown ids come back as messages.', body: body(LookupRequest, 'catalog'), success: [200, 'The products found.', ref(`${UCP_SCHEMAS}/catalog_lookup.json#/$defs/lookup_response`, ['ucp', 'products'])], errors: CATALOG_ERRORS }),
+      post: operation({ id: 'lookup_catalog', summary: 'Look up products by id', description: 'Product or variant ids; unknown ids come back as messages.', body: body(LookupRequest, 'catalog'), success: [200, 'The products found.', schemaRef('LookupResponse')], errors: CATALOG_ERRORS }),
     },
     '/catalog/product': {
-      post: operation({ id: 'get_product', summary: 'Get one product', description: 'A product (or the product of a variant id) with option availability; an unknown id is a 200 error_response.', body: body(GetProductRequest, 'catalog'), success: [200, 'The product, or an error_response with `not_found`.', { oneOf: [ref(`${UCP_SCHEMAS}/catalog_lookup.json#/$defs/get_product_response`, ['ucp', 'product']), ERROR_RESPONSE] }], errors: CATALOG_ERRORS }),
+      post: operation({ id: 'get_product', summary: 'Get one product', description: 'A product (or the product of a variant id) with option availability; an unknown id is a 200 error_response.', body: body(GetProductRequest, 'catalog'), success: [200, 'The product, or an error_response with `not_found`.', { anyOf: [schemaRef('GetProductResponse'), ERROR_RESPONSE] }], errors: CATALOG_ERRORS }),
     },
     '/carts': {
       post: operation({ id: 'create_cart', summary: 'Create a cart', description: 'Lines of variant ids with quantities and customizations; business problems (unknown variant, customization errors) come back as a 200 error_response with messages.', body: body(CreateCartRequest, 'cart'), write: true, success: [201, 'The cart.', CART], also: [200, 'No cart could be made: an error_response whose messages name each line to fix.', ERROR_RESPONSE], errors: CART_ERRORS }),
     },
     '/carts/{id}': {
-      get: operation({ id: 'get_cart', summary: 'Get a cart', description: 'An expired or canceled cart is a 200 error_response with `not_found`.', params: [PARAMS.cartId], success: [200, 'The cart, or an error_response (`not_found`, line problems).', CART_OR_ERROR], errors: [400, 401, 403, 422, 424, 429, 503] }),
-      put: operation({ id: 'update_cart', summary: 'Replace a cart\'s contents', description: 'Full replacement: lines left out are removed.', params: [PARAMS.cartId], body: body(UpdateCartRequest, 'cart'), write: true, success: [200, 'The cart, or an error_response (`not_found`, line problems).', CART_OR_ERROR], errors: CART_ERRORS }),
+      get: operation({ id: 'get_cart', summary: 'Get a cart', description: CART_TEXT.get, params: [PARAMS.cartId], success: [200, 'The cart (after a cancel: no lines), or an error_response (`not_found` for an unknown or expired cart; line problems).', CART_OR_ERROR], errors: [400, 401, 403, 422, 424, 429, 503] }),
+      put: operation({ id: 'update_cart', summary: 'Replace a cart\'s contents', description: 'Full replacement: lines left out are removed. Also refills a canceled cart.', params: [PARAMS.cartId], body: body(UpdateCartRequest, 'cart'), write: true, success: [200, 'The cart, or an error_response (`not_found`, line problems).', CART_OR_ERROR], errors: CART_ERRORS }),
     },
     '/carts/{id}/cancel': {
-      post: operation({ id: 'cancel_cart', summary: 'Cancel a cart', description: 'Returns the cart as it was before cancelation. The body is optional and ignored.', params: [PARAMS.cartId], write: true, success: [200, 'The cart before cancelation, or an error_response (`not_found`).', CART_OR_ERROR], errors: CART_ERRORS }),
+      post: operation({ id: 'cancel_cart', summary: 'Cancel a cart', description: `${CART_TEXT.cancel} The body is optional and ignored.`, params: [PARAMS.cartId], write: true, success: [200, 'The cart as it was before the cancel, or an error_response (`not_found` for an unknown or expired cart).', CART_OR_ERROR], errors: CART_ERRORS }),
     },
   },
   components: {
     parameters: {
-      UcpAgent: header('UCP-Agent', 'RFC 8941 dictionary naming the calling platform\'s profile: `profile="https://…"`. Optional for anonymous callers; while developing, `profile="http://agent.localhost:<port>/.well-known/ucp"`.'),
+      UcpAgent: header('UCP-Agent', 'RFC 8941 dictionary naming the calling platform\'s profile: `profile="https://…"`. Optional for anonymous callers; required with a channel key or a signature. While developing, `profile="http://agent.localhost:<port>/.well-known/ucp"`.'),
       IdempotencyKey: header('Idempotency-Key', 'A UUID per logical write; resend it only to retry the same request (a replay returns the first result).'),
       AcceptLanguage: header('Accept-Language', 'Fallback for `context.language`.'),
       SandboxFault: {
@@ -120,14 +112,39 @@ const DOCUMENT = {
         schema: { type: 'string', enum: ['429', '503', 'timeout'] },
       },
     },
-    schemas: { ProtocolError: requestSchema(ProtocolErrorBody) },
+    schemas: componentSchemas(registerUcpSchemas),
     responses: Object.fromEntries(
-      Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json({ $ref: '#/components/schemas/ProtocolError' }, text)]),
+      Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, json(schemaRef('ProtocolError'), text)]),
     ),
+    securitySchemes: UCP_SECURITY_SCHEMES,
   },
 } as const;
 
-/** The document for a shop whose REST endpoint is `${origin}/api/ucp`. */
-export function ucpOpenApi(origin: string): JsonObject {
-  return { ...DOCUMENT, servers: [{ url: `${origin}/api/ucp`, description: 'This shop\'s UCP REST endpoint.' }] };
+/**
+ * The security requirement of an operation under the shop's policy: the alternatives it lets
+ * through (`{}` = no credential). A channel key is what the token tier means; the shop's own pages
+ * pass with a storefront token whatever the policy, so an operation no tier may call still lists it.
+ */
+function requirement(shop: Shop, op: OperationName): JsonObject[] {
+  const policy = accessPolicy(shop);
+  const token = [{ channelKey: [] }, { channelKeyHeader: [] }];
+  const alternatives = [
+    ...(allows(policy, 'anonymous', op) ? [{}] : []),
+    ...(allows(policy, 'token', op) ? token : []),
+    ...(allows(policy, 'signed', op) ? [{ signature: [], signatureInput: [] }] : []),
+  ];
+  return alternatives.length ? alternatives : token.slice(0, 1);
 }
+
+/** The document for `shop`, whose REST endpoint is `${origin}/api/ucp`. */
+export function ucpOpenApi(origin: string, shop: Shop): JsonObject {
+  const paths = Object.fromEntries(
+    Object.entries(DOCUMENT.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(Object.entries(item).map(([method, op]) => [method, isOperation(op.operationId) ? { ...op, security: requirement(shop, op.operationId) } : op])),
+    ]),
+  );
+  return { ...DOCUMENT, paths, servers: [{ url: `${origin}/api/ucp`, description: 'This shop\'s UCP REST endpoint.' }] };
+}
+
+

@@ -33,7 +33,7 @@ export function ucpRestRoutes() {
   );
 
   // This transport's OpenAPI 3.1 document, generated from the wire schemas (public; docs/ucp.md).
-  app.get('/openapi.json', (c) => c.json(ucpOpenApi(c.get('origin'))));
+  app.get('/openapi.json', (c) => c.json(ucpOpenApi(c.get('origin'), shopOf(c))));
 
   // The catalog operations are shared with MCP (catalog-operations.ts); REST adds the HTTP parts.
   const catalog = (op: (ctx: CatalogContext, input: unknown) => Promise<CatalogResult>) => async (c: Context<AppEnv>) => {

@@ -22,6 +22,21 @@ export const CATALOG_TEXT = {
     'Read `variant.metadata.customizations` here before adding a customizable variant to a cart. An unknown id returns a `not_found` message.',
 } as const;
 
+/**
+ * What get and cancel do to a cart, said once for MCP, WebMCP and the OpenAPI document: a cancel
+ * empties the cart rather than deleting it (docs/carts.md "Cancel"; server/core/carts.ts
+ * `cancelCart`), so a later get is the empty cart, not `not_found`. test/cart-text.test.ts holds
+ * the words to the behaviour.
+ */
+export const CART_TEXT = {
+  get:
+    'The current state of a cart. An unknown or expired cart is a `not_found` message. ' +
+    'A canceled cart is not gone: it comes back with no line items (same id, context and discount codes).',
+  cancel:
+    'Empties the cart and returns it as it was before the cancel. The cart is not deleted: ' +
+    'a later get_cart returns it with no line items (same id, context and discount codes), and update_cart can fill it again.',
+} as const;
+
 export const CUSTOMIZATION_NOTE =
   'Customizable variants publish their options in `variant.metadata.customizations` (from search_catalog, lookup_catalog or get_product): ' +
   'each definition has an `id`, a `type` and `required`. On a cart line send `customizations: [{id, value}]`: ' +
