@@ -8,7 +8,7 @@
 import { promises as dns } from 'node:dns';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUcpClient, discoverEndpoints } from '../src/client/index.ts';
+import { createUcpClient, discoverEndpoints, localhostFetch } from '../src/client/index.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 
@@ -62,6 +62,9 @@ describe('*.localhost shops from Node', () => {
     const r = await shop.searchCatalog({ query: 'tee' });
     expect(seen).toEqual([`http://demo.localhost:${s.port}/.well-known/ucp`]);
     expect(r).toMatchObject({ ok: false, status: 0, messages: [{ code: 'network_error', content: expect.stringMatching(/ENOTFOUND demo\.localhost/) }] });
+    // Built on localhostFetch, your own fetch reaches the shop too.
+    const own = createUcpClient({ business: `http://demo.localhost:${s.port}`, profile: PROFILE, fetch: (input, init) => (seen.push(String(input)), localhostFetch(input, init)) });
+    expect(await own.searchCatalog({ query: 'tee' })).toMatchObject({ ok: true });
   });
 });
 

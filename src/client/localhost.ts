@@ -56,3 +56,9 @@ export function localhostAwareFetch(base: typeof fetch): typeof fetch {
     return (await loopbackFetch())(input, init);
   };
 }
+
+/**
+ * The global fetch, reaching `*.localhost` from Node: for a `fetch` of your own given to
+ * `createUcpClient` (logging, fault headers) that should still reach sandbox shops.
+ */
+export const localhostFetch: typeof fetch = localhostAwareFetch((input, init) => fetch(input, init));

@@ -26,7 +26,7 @@ export interface UcpClientOptions {
   profile: string;
   /** Default `rest`. */
   transport?: 'rest' | 'mcp';
-  /** A fetch to use instead of the global one (proxies, logging, tests). */
+  /** A fetch to use instead of the global one (proxies, logging, tests), used as given: build it on `localhostFetch` to reach `*.localhost` from Node. */
   fetch?: typeof fetch;
   /** A channel API key (docs/access.md), sent as `Authorization: Bearer …`. */
   apiKey?: string;
