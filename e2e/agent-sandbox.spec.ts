@@ -17,6 +17,8 @@ import { expect, test } from '../src/testing/playwright.ts';
 import { PORT } from '../playwright.config.ts';
 
 test.use({ sandboxUrl: `http://localhost:${PORT}` });
+// The tests of this file in parallel (playwright.config.ts runs files, not tests, in parallel).
+test.describe.configure({ mode: 'parallel' });
 
 /** POST/GET with UCP-Agent; 429/503 are retried after Retry-After (at most 3 tries). */
 async function ucp(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; faultFirst?: string }, profile: string) {
