@@ -37,6 +37,12 @@ describe('POST /dev/shops/{id}/clone', () => {
     expect((await s.req(a.body.domain, 'GET', `/api/ucp/carts/${created.body.id}`)).body.id).toBe(created.body.id);
   });
 
+  it('takes the source by domain too', async () => {
+    const r = await clone({}, JSON_TYPE, 'demo.localhost');
+    expect(r.status, r.text).toBe(201);
+    expect(r.body).toMatchObject({ source: 'shop_demo', domain: expect.stringMatching(/^demo-/) });
+  });
+
   it('takes a domain of your choosing under .localhost, once', async () => {
     const r = await clone({ domain: 'mine-1.localhost' });
     expect(r.status, r.text).toBe(201);
@@ -62,6 +68,7 @@ describe('POST /dev/shops/{id}/clone', () => {
       expect(r.body.messages?.[0]?.path ?? r.body.content, what).toContain(path);
     }
     expect((await clone({}, JSON_TYPE, 'shop_nope')).status).toBe(404);
+    expect((await clone({}, JSON_TYPE, 'nope.localhost')).status).toBe(404);
     expect((await clone('{', JSON_TYPE)).status).toBe(400);
     // Same guard as reset (issue 29): a form post or another origin is refused.
     expect((await clone('x=1', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);

@@ -13,8 +13,9 @@ import { createUcpClient } from '../src/client/index.ts';
 import { startSandbox, type Sandbox } from '../src/testing/index.ts';
 
 let sandbox: Sandbox;
+const lines: string[] = [];
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dataDir: 'temp' });
+  sandbox = await startSandbox({ port: 0, dataDir: 'temp', onOutput: (l) => lines.push(l) });
 }, 180_000);
 afterAll(() => sandbox?.stop());
 
@@ -33,6 +34,8 @@ describe('startSandbox', () => {
     expect(sandbox.demoAgentProfile).toBe(`http://agent.localhost:${sandbox.port}/.well-known/ucp`);
     expect(sandbox.dataDir && existsSync(sandbox.dataDir)).toBe(true);
     expect((await fetch(`${sandbox.url}/readyz`)).status).toBe(200);
+    // onOutput gets whole lines: the banner's first names the port.
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^UCP storefront listening on http://127\\.0\\.0\\.1:${sandbox.port} \\(embedded database in .*ucp-sandbox-`)));
     // The profile it names is one the sandbox accepts as UCP-Agent.
     const shop = createUcpClient({ business: sandbox.shopUrl(), profile: sandbox.demoAgentProfile });
     const found = await shop.searchCatalog({ query: 'tee' });

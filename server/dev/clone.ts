@@ -1,5 +1,5 @@
 /**
- * `POST /dev/shops/{id}/clone` (development only, behind routes.ts's same-origin JSON guard): a
+ * `POST /dev/shops/{id or domain}/clone` (development only, behind routes.ts's same-origin JSON guard): a
  * fresh copy of a demo shop under a new `*.localhost` domain, for a test that wants a shop no other
  * test touches (`ucp-storefront/testing`'s per-test shop, docs/ci.md). Body `{}` or
  * `{"domain": "mine-1.localhost"}`; answers 201 with the new shop's id, domain and address.

@@ -26,7 +26,11 @@ export interface ClonedShop {
   products: number;
 }
 
-export async function cloneDemoShop(db: DB, sourceId: string, opts: { domain?: string } = {}): Promise<ClonedShop> {
+/** `source`: a shop id (`shop_demo`) or its domain (`demo.localhost`). */
+export async function cloneDemoShop(db: DB, source: string, opts: { domain?: string } = {}): Promise<ClonedShop> {
+  const byDomain = source.includes('.') ? await db.selectFrom('shops').select('id').where('domain', '=', source).executeTakeFirst() : undefined;
+  if (source.includes('.') && !byDomain) throw new NoSuchShop(`No shop on ${source}.`);
+  const sourceId = byDomain?.id ?? source;
   const file = demoCatalogOf(sourceId) as { shop: { id: string; domain: string } } | undefined;
   if (!file) {
     const exists = await db.selectFrom('shops').select('id').where('id', '=', sourceId).executeTakeFirst();

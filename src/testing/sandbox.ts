@@ -138,9 +138,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   const child = spawn(process.execPath, [binPath(), 'start', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let partial = ''; // a line split across chunks reaches onOutput whole
   const onData = (d: Buffer) => {
     out += d;
-    if (opts.onOutput) for (const line of String(d).split('\n')) if (line) opts.onOutput(line);
+    if (opts.onOutput) {
+      const lines = (partial + String(d)).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) opts.onOutput(line);
+    }
     if (out.length > 200_000) out = out.slice(-100_000); // a long-lived sandbox's log stays bounded
   };
   child.stdout!.on('data', onData);
