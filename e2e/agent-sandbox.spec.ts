@@ -84,3 +84,11 @@ test("a test's shop holds only its own carts, whatever runs beside it", async ({
   expect(elsewhere.body.messages?.[0]?.code).toBe('not_found');
   expect(await sandbox.reset(shop.id)).toMatchObject({ deleted: { carts: 1 } });
 });
+
+test.describe("isolation: 'worker'", () => {
+  test.use({ isolation: 'worker' });
+  test('gives the demo shop itself, for suites that only read', async ({ shop, baseURL, sandbox }) => {
+    expect(shop).toEqual({ id: 'shop_demo', domain: 'demo.localhost', url: sandbox.shopUrl() });
+    expect(baseURL).toBe(`http://demo.localhost:${PORT}`);
+  });
+});
