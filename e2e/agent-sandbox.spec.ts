@@ -1,19 +1,24 @@
 /**
  * A complete agent flow against the sandbox, written to be copied by agent builders (docs/access.md
- * "Zero setup" and "Sandbox faults"): discover the shop, search, read a variant's customization
- * definitions, create a cart with customizations while the server injects a 503 that the agent
- * retries (honouring Retry-After, same Idempotency-Key), then hand the buyer off to `continue_url`
- * in a browser. The server is the one `npm start` runs, with no settings.
+ * "Zero setup" and "Sandbox faults"; a packaged version is examples/ci, docs/ci.md): discover the
+ * shop, search, read a variant's customization definitions, create a cart with customizations
+ * while the server injects a 503 that the agent retries (honouring Retry-After, same
+ * Idempotency-Key), then hand the buyer off to `continue_url` in a browser.
  *
- * Node does not resolve `*.localhost` (browsers do), so this file teaches Node that first; against
- * a real shop on a real domain that line is not needed.
+ * On the `ucp-storefront/testing/playwright` fixture, connected to the suite's server
+ * (playwright.config.ts `webServer`): every test gets its own copy of the demo shop, so the file
+ * runs with two workers (`npx playwright test e2e/agent-sandbox.spec.ts --workers=2`) and no test
+ * sees another's carts. Node's fetch cannot resolve `*.localhost` (browsers do): the raw calls go
+ * through the client's `localhostFetch`; against a real shop on a real domain, plain `fetch`.
  */
-import '../test/support/localhost-dns.mjs';
 import { randomUUID } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { localhostFetch as fetch } from '../src/client/index.ts';
+import { expect, test } from '../src/testing/playwright.ts';
+import { PORT } from '../playwright.config.ts';
 
-/** The profile `npm start` prints as "agent profile": the demo agent's, on the same server. */
-const agentProfile = (shop: string) => `${shop.replace('//demo.', '//agent.')}/.well-known/ucp`;
+test.use({ sandboxUrl: `http://localhost:${PORT}` });
+// The tests of this file in parallel (playwright.config.ts runs files, not tests, in parallel).
+test.describe.configure({ mode: 'parallel' });
 
 /** POST/GET with UCP-Agent; 429/503 are retried after Retry-After (at most 3 tries). */
 async function ucp(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; faultFirst?: string }, profile: string) {
@@ -31,9 +36,8 @@ async function ucp(url: string, init: { method?: string; body?: unknown; headers
   }
 }
 
-test('an agent discovers, searches, builds a customized cart through an injected 503, and hands off', async ({ page, baseURL }) => {
-  const shop = baseURL!;
-  const profile = agentProfile(shop);
+test('an agent discovers, searches, builds a customized cart through an injected 503, and hands off', async ({ page, shop: { url: shop }, sandbox }) => {
+  const profile = sandbox.demoAgentProfile;
 
   // 1. Discover: the REST endpoint from the business profile.
   const discovery = await (await fetch(`${shop}/.well-known/ucp`)).json();
@@ -68,4 +72,23 @@ test('an agent discovers, searches, builds a customized cart through an injected
   expect(cart.continue_url).toBe(`${shop}/cart/${cart.id}`);
   await page.goto(cart.continue_url);
   await expect(page.getByText(cart.line_items[0].item.title).first()).toBeVisible();
+});
+
+test("a test's shop holds only its own carts, whatever runs beside it", async ({ shop, sandbox, baseURL }) => {
+  expect(baseURL).toBe(shop.url);
+  expect(shop.domain).toMatch(/^demo-[0-9a-f]{10}\.localhost$/);
+  const created = await ucp(`${shop.url}/api/ucp/carts`, { body: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] }, headers: { 'idempotency-key': randomUUID() } }, sandbox.demoAgentProfile);
+  expect(created.status).toBe(201);
+  // The demo shop (which other specs use) is untouched: the cart is not there.
+  const elsewhere = await ucp(`${sandbox.shopUrl()}/api/ucp/carts/${created.body.id}`, { method: 'GET' }, sandbox.demoAgentProfile);
+  expect(elsewhere.body.messages?.[0]?.code).toBe('not_found');
+  expect(await sandbox.reset(shop.id)).toMatchObject({ deleted: { carts: 1 } });
+});
+
+test.describe("isolation: 'worker'", () => {
+  test.use({ isolation: 'worker' });
+  test('gives the demo shop itself, for suites that only read', async ({ shop, baseURL, sandbox }) => {
+    expect(shop).toEqual({ id: 'shop_demo', domain: 'demo.localhost', url: sandbox.shopUrl() });
+    expect(baseURL).toBe(`http://demo.localhost:${PORT}`);
+  });
 });

@@ -87,7 +87,7 @@ describe('imports', () => {
 const LAYERS: string[][] = [
   ['src/wire'],
   ['src/client', 'server/version.ts', 'server/config.ts'],
-  ['src/state', 'server/lib', 'server/formats'],
+  ['src/state', 'src/testing', 'server/lib', 'server/formats'],
   ['src/views', 'server/db'],
   ['src/webmcp', 'src/embedded', 'src/search', 'server/core'],
   ['src/host', 'server/seed'],

@@ -3,16 +3,20 @@
  * tarball installed into an empty project, and then, with nothing from this checkout:
  *  - `ucp-storefront start` from that install runs the demo server (development mode, loopback
  *    http profile URLs allowed, a throwaway data directory);
- *  - a plain Node script (no tsx) drives it with `ucp-storefront/client` over REST and MCP;
+ *  - a plain Node script (no tsx, no DNS help) drives it with `ucp-storefront/client` over REST and
+ *    MCP at `http://demo.localhost:PORT` (the client maps *.localhost to loopback itself);
+ *  - the copyable CI spec (examples/ci) runs from that project with two Playwright workers on the
+ *    `ucp-storefront/testing/playwright` fixture (docs/ci.md);
  *  - the TypeScript compiler checks a consumer's code against the shipped .d.ts (the client, the
  *    wire schemas, host.d.ts), including calls that must not compile.
- * The only help from the checkout: test/support/localhost-dns.mjs (Node cannot resolve
- * *.localhost) and its TypeScript compiler.
+ * The only help from the checkout: its TypeScript compiler and its @playwright/test (linked, not
+ * installed, to keep the run offline); this test process's own requests use
+ * test/support/localhost-dns.mjs.
  */
 import './support/localhost-dns.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +24,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformProfile } from './support/platform.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DNS = join(ROOT, 'test/support/localhost-dns.mjs');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 let dir: string;
@@ -132,7 +135,7 @@ for (const transport of ['rest', 'mcp']) {
 console.log(JSON.stringify(out));
 `,
     );
-    const stdout = await run(process.execPath, ['agent.mjs', `http://demo.localhost:${port}`, profileUrl], proj, { NODE_OPTIONS: `--import ${DNS}` });
+    const stdout = await run(process.execPath, ['agent.mjs', `http://demo.localhost:${port}`, profileUrl], proj, { NODE_OPTIONS: '' });
     const out = JSON.parse(stdout.trim().split('\n').pop()!);
     for (const t of ['rest', 'mcp']) {
       expect(out[t].titles.length, t).toBeGreaterThan(0);
@@ -148,7 +151,7 @@ console.log(JSON.stringify(out));
   it('consumers type-check against the shipped declarations (client, wire, host.d.ts)', async () => {
     writeFileSync(
       join(proj, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['agent.ts', 'page.ts'] }),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['agent.ts', 'page.ts', 'sandbox.ts'] }),
     );
     writeFileSync(
       join(proj, 'agent.ts'),
@@ -184,6 +187,38 @@ window.UCP.openCart({});
 export {};
 `,
     );
+    writeFileSync(
+      join(proj, 'sandbox.ts'),
+      `import { startSandbox, connectSandbox, type Sandbox, type SandboxShop } from 'ucp-storefront/testing';
+export async function withSandbox(): Promise<string> {
+  const sandbox: Sandbox = await startSandbox({ port: 0, dataDir: 'temp', env: { SANDBOX_FAULTS: '1' } });
+  const shop: SandboxShop = await sandbox.newShop({ domain: 'mine-1.localhost' });
+  await sandbox.reset(shop.id);
+  await sandbox.stop();
+  // @ts-expect-error port is a number
+  await startSandbox({ port: '0' });
+  return shop.url + sandbox.shopUrl('strict.localhost') + sandbox.demoAgentProfile + connectSandbox('http://localhost:8080').url;
+}
+`,
+    );
     await expect(run(process.execPath, [TSC, '-p', 'tsconfig.json'], proj)).resolves.toBe('');
+  }, 120_000);
+
+  it('ships what runs, not the repository: no tests, docs or host.js sources', () => {
+    const pkg = join(proj, 'node_modules/ucp-storefront');
+    const top = readdirSync(pkg).sort();
+    expect(top).toEqual(['README.md', 'bin', 'dist', 'package.json', 'public', 'server', 'src', 'tsconfig.json', 'types']);
+    expect(readdirSync(join(pkg, 'src')).sort()).toEqual(['search', 'views', 'wire']);
+    expect(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).private).toBeUndefined();
   });
+
+  it('the copyable CI spec (examples/ci) passes from that project with two workers, one sandbox each', async () => {
+    cpSync(join(ROOT, 'examples/ci'), join(proj, 'ci'), { recursive: true });
+    mkdirSync(join(proj, 'node_modules/@playwright'), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules/@playwright/test'), join(proj, 'node_modules/@playwright/test'));
+    const cli = join(proj, 'node_modules/@playwright/test/cli.js');
+    const env = { CHROMIUM_PATH: '/usr/bin/chromium', NODE_OPTIONS: '', DATABASE_URL: '', DATA_DIR: '', PORT: '', NODE_ENV: '' };
+    const out = await run(process.execPath, [cli, 'test', '-c', 'ci/playwright.config.ts', '--workers=2', '--reporter=line'], proj, env);
+    expect(out).toMatch(/5 passed/);
+  }, 400_000);
 });

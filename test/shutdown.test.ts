@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,9 +48,9 @@ interface Started {
 }
 
 /** Spawns the command and resolves once it prints its listening address. */
-function start(command: string, args: string[], environment: NodeJS.ProcessEnv): Promise<Started> {
+function start(command: string, args: string[], environment: NodeJS.ProcessEnv, cwd = ROOT): Promise<Started> {
   // Its own process group, so that cleanup can reach a server the signal did not stop.
-  const child = spawn(command, args, { cwd: ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   if (child.pid) groups.push(child.pid);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -96,6 +96,23 @@ function slowCartPost(port: number) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `check` every 100 ms for up to `ms`; its last answer. */
+async function within(ms: number, check: () => boolean | Promise<boolean>): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) if (await check()) return true;
+  return check();
+}
+
+/** A project with this package installed as npm links a folder (node_modules/.bin), for `npx`. */
+function projectWithPackage(): string {
+  const proj = mkdtempSync(join(tmpdir(), 'ucp-npx-'));
+  dirs.push(proj);
+  writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'builder', private: true }));
+  mkdirSync(join(proj, 'node_modules/.bin'), { recursive: true });
+  symlinkSync(ROOT, join(proj, 'node_modules/ucp-storefront'));
+  symlinkSync('../ucp-storefront/bin/ucp-storefront.mjs', join(proj, 'node_modules/.bin/ucp-storefront'));
+  return proj;
+}
+
 /** Runs the CLI to completion. */
 function run(args: string[], environment: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
@@ -129,6 +146,18 @@ describe('stopping', () => {
     expect(JSON.parse(reset.out).deleted.carts).toBe(1);
   }, 180_000);
 
+  it('SIGTERM to `npx ucp-storefront start --port 0` (npm exec, then sh, then node) stops the server: no orphan, port free', async () => {
+    const proj = projectWithPackage();
+    const s = await start('npx', ['--no-install', 'ucp-storefront', 'start', '--port', '0'], env(), proj);
+    expect(s.port).toBeGreaterThan(0); // --port 0: the banner names the port it got
+    expect(await portIsFree(s.port)).toBe(false);
+    s.child.kill('SIGTERM'); // to npx only, as CI or a process manager would
+    await s.exited;
+    // npm forwards the signal to its `sh -c`, which dies without passing it on; the server notices
+    // its parent is gone and stops itself, cleanly.
+    expect(await within(8_000, () => portIsFree(s.port)), s.out()).toBe(true);
+    expect(await within(2_000, () => /Stopped\./.test(s.out())), s.out()).toBe(true);
+  }, 180_000);
 });
 
 describe('production start', () => {

@@ -14,6 +14,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { resetShop } from '../seed/reset.ts';
+import { cloneRoute } from './clone.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** `application/json`, with parameters (charset) allowed; `+json` types too (none is form-encodable). */
@@ -42,5 +43,6 @@ export function devRoutes() {
     // An unknown shop is NoSuchShop: 404 by the REST table (http/errors.ts).
     return c.json(await resetShop(c.get('db'), c.req.param('id')));
   });
+  cloneRoute(app); // POST /shops/:id/clone (./clone.ts)
   return app;
 }

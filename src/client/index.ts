@@ -3,6 +3,7 @@
  * the wire types it speaks. Built to dist/lib by `npm run build:lib` (tsconfig.lib.json).
  */
 export { createUcpClient, discoverEndpoints, type CallOptions, type Endpoints, type UcpClient, type UcpClientOptions } from './ucp-client.ts';
+export { localhostFetch } from './localhost.ts';
 export { retryAfterMs, type RetryOptions } from './retry.ts';
 export type { Result } from './result.ts';
 export type { Cart, CreateCartRequest, LineItem, LineItemInput, Total, UpdateCartRequest, AppliedDiscount, CustomizationEntry } from '../wire/cart.ts';

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Message } from '../wire/common.ts';
-import { fail, type Result } from './result.ts';
+import { fail, failureCause, type Result } from './result.ts';
 
 export interface McpCall {
   tool: string;
@@ -55,7 +55,7 @@ export function mcpFailure(e: unknown): Result<never> {
   }
   const code = (e as { code?: unknown })?.code;
   if (typeof code === 'number' && code >= 400) return fail(code, code === 429 ? 'rate_limited' : code === 503 ? 'service_unavailable' : 'http_error', (e as Error).message);
-  return fail(0, 'network_error', `The store could not be reached (${(e as Error)?.message ?? e}).`);
+  return fail(0, 'network_error', `The store could not be reached (${failureCause(e)}).`);
 }
 
 export class McpTransport {

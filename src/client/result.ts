@@ -18,6 +18,17 @@ export const fail = (status: number, code: string, content: string, body?: unkno
 });
 
 /**
+ * Why a fetch failed, in a few words: Node's `TypeError('fetch failed')` keeps it in `cause`
+ * (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo ENOTFOUND shop.example`); a browser gives
+ * only its own message. Views word `network_error` themselves; this is for developers.
+ */
+export function failureCause(e: unknown): string {
+  const c = ((e as { cause?: unknown })?.cause ?? e) as { message?: string; code?: string; errors?: Array<{ message?: string }> } | undefined;
+  const text = c?.message || c?.errors?.map((x) => x?.message).join('; ') || c?.code || String(e);
+  return text.slice(0, 200);
+}
+
+/**
  * Sends one request and reads its answer as a Result (never throws). `flatCode`, when given, replaces
  * the code of a flat protocol error (access, limits, server faults: words for developers) so a view
  * can word it for shoppers (the widget passes `unavailable`); `body` keeps the original either way.
@@ -26,8 +37,8 @@ export async function request<T>(fetchImpl: typeof fetch, url: string, init: Req
   let res: Response;
   try {
     res = await fetchImpl(url, init);
-  } catch {
-    return fail(0, 'network_error', 'The store could not be reached.');
+  } catch (e) {
+    return fail(0, 'network_error', `The store could not be reached (${failureCause(e)}).`);
   }
   let json: any;
   try {

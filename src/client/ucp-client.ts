@@ -15,7 +15,8 @@
 import type { Cart, CreateCartRequest, UpdateCartRequest } from '../wire/cart.ts';
 import type { GetProductRequest, GetProductResponse, LookupRequest, LookupResponse, SearchRequest, SearchResponse } from '../wire/catalog.ts';
 import type { McpTransport } from './mcp-transport.ts';
-import { fail, request, type Result } from './result.ts';
+import { localhostAwareFetch } from './localhost.ts';
+import { fail, failureCause, request, type Result } from './result.ts';
 import { retryingFetch, type RetryOptions } from './retry.ts';
 
 export interface UcpClientOptions {
@@ -25,7 +26,7 @@ export interface UcpClientOptions {
   profile: string;
   /** Default `rest`. */
   transport?: 'rest' | 'mcp';
-  /** A fetch to use instead of the global one (proxies, logging, tests). */
+  /** A fetch to use instead of the global one (proxies, logging, tests), used as given: build it on `localhostFetch` to reach `*.localhost` from Node. */
   fetch?: typeof fetch;
   /** A channel API key (docs/access.md), sent as `Authorization: Bearer …`. */
   apiKey?: string;
@@ -79,8 +80,16 @@ const CLIENT_INFO = { name: 'ucp-storefront-client', version: '0.1.0' };
 /** RFC 8941 sf-string. */
 const sfString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
+/** A discovery or connection failure, with what Node said (`connect ECONNREFUSED 127.0.0.1:8080`). */
+const networkText = (e: unknown) => {
+  const own = (e as Error)?.message ?? String(e);
+  if ((e as { cause?: unknown })?.cause === undefined) return own;
+  const why = failureCause(e);
+  return own === 'fetch failed' ? `The store could not be reached (${why}).` : `${own} (${why})`;
+};
+
 /** The shopping service's REST and MCP endpoints from a discovery profile. */
-export async function discoverEndpoints(business: string, fetchImpl: typeof fetch = fetch): Promise<Endpoints> {
+export async function discoverEndpoints(business: string, fetchImpl: typeof fetch = localhostAwareFetch(fetch)): Promise<Endpoints> {
   const url = `${business.replace(/\/+$/, '')}/.well-known/ucp`;
   const res = await fetchImpl(url, { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new Error(`UCP discovery: ${url} answered HTTP ${res.status}.`);
@@ -95,7 +104,8 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
   if (transport !== 'rest' && transport !== 'mcp') throw new TypeError(`transport must be 'rest' or 'mcp', not ${String(transport)}.`);
   if (!opts.business) throw new TypeError('business (the shop origin) is required.');
   if (!opts.profile) throw new TypeError('profile (your platform profile URL) is required.');
-  const base = opts.fetch ?? ((input, init) => fetch(input, init));
+  // Your fetch as given; the default one also reaches `*.localhost` shops from Node (./localhost.ts).
+  const base = opts.fetch ?? localhostAwareFetch((input, init) => fetch(input, init));
   const send = opts.retry === false ? base : retryingFetch(base, opts.retry);
   const auth: Record<string, string> = opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {};
 
@@ -126,14 +136,14 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
       try {
         return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta });
       } catch (e) {
-        return fail(0, 'network_error', (e as Error).message);
+        return fail(0, 'network_error', networkText(e));
       }
     }
     let url: string;
     try {
       url = (await endpoint('rest')) + op.path;
     } catch (e) {
-      return fail(0, 'network_error', (e as Error).message);
+      return fail(0, 'network_error', networkText(e));
     }
     const headers: Record<string, string> = { Accept: 'application/json', 'UCP-Agent': `profile=${sfString(opts.profile)}`, ...auth };
     if (op.body !== undefined) headers['Content-Type'] = 'application/json';
