@@ -6,14 +6,16 @@
  * so callers only ever deal with `Message[]`. Types only from src/wire (no zod in the bundle).
  */
 import type { Message } from '../wire/common.ts';
+import { severityOfStatus } from '../wire/errors.ts';
 
 /** `body`: the answer as received, when there was one (a UCP error_response, a 4xx envelope). */
 export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[]; body?: unknown };
 
+/** A failure with no UCP messages of its own (a flat protocol error, no answer): its severity is its status's (src/wire/errors.ts). */
 export const fail = (status: number, code: string, content: string, body?: unknown): Result<never> => ({
   ok: false,
   status,
-  messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
+  messages: [{ type: 'error', code, content, severity: severityOfStatus(status) }],
   body,
 });
 

@@ -124,7 +124,7 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
       const meta: Record<string, unknown> = { 'ucp-agent': { profile: opts.profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
       const args: Record<string, unknown> = { ...(op.id !== undefined ? { id: op.id } : {}), ...(op.arg ? { [op.arg]: op.body ?? {} } : {}) };
       try {
-        return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta });
+        return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta, arg: op.arg });
       } catch (e) {
         return fail(0, 'network_error', (e as Error).message);
       }

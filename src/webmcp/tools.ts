@@ -100,7 +100,7 @@ export function handlers(d: Deps): Record<string, Handler> {
     const run = () => askShopper(kind, lang(), words(lang()).items(n, total(cart)), d.adoptStyles, client.signal);
     return (await (client.requestUserInteraction ? client.requestUserInteraction(run) : run())) === true;
   }
-  const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.');
+  const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.', 'forbidden');
 
   return {
     search_catalog: catalog('search'),
