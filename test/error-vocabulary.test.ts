@@ -7,7 +7,6 @@
  * a case without a row, fails.
  */
 import './support/localhost-dns.mjs';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,42 +18,11 @@ import { SEVERITY_OF_KIND, severityOfStatus, type ErrorKind } from '../src/wire/
 import { REST_STATUS } from '../server/http/errors.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
+import { CREATE_MISTAKES, mcpPath, readErrorTable } from './support/error-table.ts';
 
 const PROFILE = 'https://platform.example/.well-known/ucp';
 const OLD_PROFILE = 'https://platform.example/old.json';
 serveProfiles({ [PROFILE]: platformProfile(), [OLD_PROFILE]: platformProfile({ version: '2020-01-01' }) });
-
-// ---- the table -------------------------------------------------------------------------------
-
-interface Row {
-  mistake: string;
-  code?: string;
-  path?: string;
-  severity?: string;
-  restStatus: number;
-  mcp: { kind: 'result'; isError: boolean; underArg: boolean } | { kind: 'error'; rpc: number; http: number };
-}
-
-const none = (cell: string) => (cell === '—' ? undefined : cell.replace(/`/g, ''));
-
-/** The rows between the vocabulary markers of docs/errors.md. */
-function readTable(): Row[] {
-  const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
-  const block = doc.split('<!-- vocabulary:start -->')[1].split('<!-- vocabulary:end -->')[0];
-  const lines = block.trim().split('\n').slice(2);
-  return lines.map((line) => {
-    const [mistake, code, path, severity, rest, mcp] = line.split(' | ').map((c) => c.replace(/^\|\s*|\s*\|$/g, '').trim());
-    const rpc = /^error (-\d+), HTTP (\d+)/.exec(mcp);
-    return {
-      mistake,
-      code: none(code),
-      path: none(path),
-      severity: none(severity),
-      restStatus: Number(/^\d+/.exec(rest)![0]),
-      mcp: rpc ? { kind: 'error', rpc: Number(rpc[1]), http: Number(rpc[2]) } : { kind: 'result', isError: mcp.includes('`isError`'), underArg: mcp.includes('under `$.cart`') },
-    };
-  });
-}
 
 // ---- what each transport answered ------------------------------------------------------------
 
@@ -172,16 +140,7 @@ const CASES: Record<string, Case> = {
     mcp: () => mcp('get_product', { catalog: { id: 'prod_nope' } }),
     client: (t) => client(t).getProduct({ id: 'prod_nope' }),
   },
-  'unknown variant id on a cart line': createWith(line('var_nope', 1)),
-  'product id where a variant id belongs': createWith(line('prod_engraved_flask', 1)),
-  'quantity 0': createWith(line('var_tee_m_navy', 0)),
-  'quantity negative': createWith(line('var_tee_m_navy', -1)),
-  'quantity too big (1000; at most 999)': createWith(line('var_tee_m_navy', 1000)),
-  'quantity not an integer (1.5)': createWith(line('var_tee_m_navy', 1.5)),
-  'quantity over the stock left (9 of 3)': createWith(line('var_rain_shell_s_black', 9)),
-  'a sold-out variant': createWith(line('var_merino_s_navy', 1)),
-  'missing required customization': createWith(line('var_flask_steel', 1)),
-  'unknown discount code': createWith({ ...line('var_tee_m_navy', 1), discounts: { codes: ['NOPE'] } }),
+  ...Object.fromEntries(Object.entries(CREATE_MISTAKES).map(([mistake, body]) => [mistake, createWith(body)])),
   'unknown cart id': {
     rest: () => rest('GET', '/carts/cart_nope'),
     mcp: () => mcp('get_cart', { id: 'cart_nope' }),
@@ -201,7 +160,6 @@ const CASES: Record<string, Case> = {
     rest: () => rest('POST', '/carts', '{"line_items": [', { 'content-type': 'application/json' }),
     mcp: () => mcpRaw('{"jsonrpc": "2.0", "id": 1, "method": '),
   },
-  'missing required field (`line_items`)': createWith({}),
   'rate limited (`UCP-Sandbox-Fault: 429`)': {
     rest: () => rest('POST', '/catalog/search', { query: 'flask' }, { 'UCP-Sandbox-Fault': '429' }),
     mcp: () => mcp('search_catalog', { catalog: { query: 'flask' } }, {}, sdkFaulty),
@@ -239,7 +197,7 @@ const CASES: Record<string, Case> = {
 
 // ---- the test --------------------------------------------------------------------------------
 
-const ROWS = readTable();
+const ROWS = readErrorTable();
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -296,8 +254,7 @@ describe.each(ROWS)('$mistake', (row) => {
     expect(r.kind).toBe('result');
     if (r.kind !== 'result') return;
     expect(r.isError).toBe(row.mcp.isError);
-    const path = row.path && row.mcp.underArg ? `$.cart${row.path.slice(1)}` : row.path;
-    expect(seenIn(r.messages, row.code)).toEqual({ ...expected, path });
+    expect(seenIn(r.messages, row.code)).toEqual({ ...expected, path: mcpPath(row) });
   });
 
   it.each(['rest', 'mcp'] as const)('the typed client over %s: the same code, path and severity', async (transport) => {

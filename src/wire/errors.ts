@@ -59,3 +59,8 @@ export function kindOfStatus(status: number): ErrorKind {
 
 /** The severity a flat protocol error with this HTTP status has (see kindOfStatus). */
 export const severityOfStatus = (status: number): Severity => SEVERITY_OF_KIND[kindOfStatus(status)];
+
+/** Error messages without a severity (a flat protocol error, no answer at all) given their status's. */
+export function gradeMessages<M extends { type: string; severity?: Severity }>(messages: M[], status: number): M[] {
+  return messages.map((m) => (m.type === 'error' && !m.severity ? { ...m, severity: severityOfStatus(status) } : m));
+}
