@@ -128,3 +128,35 @@ test('host mode popup fallback runs the same protocol against the popup', async 
   const start = await logged(page, 'ucp:cart:start');
   expect(start.cart.id).toBe(cart.id);
 });
+
+test('an unknown cart id says "not found" to the shopper and tells the host, by id and framed by URL', async ({ page, baseURL }) => {
+  const shop = baseURL!;
+  await page.goto(agentUrl(baseURL));
+  await expect(page.locator('#hostjs')).toContainText('loaded');
+
+  // By id: the shop answers a not_found error_response; the host says so (not "opens on the store").
+  await page.evaluate((o) => (window as any).UCP.openCart({ shopOrigin: o, cartId: 'cart_nope' }), shop);
+  const byId = await logged(page, 'ucp:cart:error');
+  expect(byId.error.messages[0]).toMatchObject({ code: 'not_found', severity: 'unrecoverable' });
+  expect(byId.error.continue_url).toBe(`${shop}/`);
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('status')).toContainText('Cart not found.');
+  await expect(dialog.getByRole('link', { name: /Visit the store on demo\.localhost/ })).toHaveAttribute('href', `${shop}/`);
+  await expect(page.locator('#log li[data-type="ucp:cart:fallback"]')).toHaveCount(0);
+  await page.keyboard.press('Escape');
+
+  // Framed by URL: the cart page itself finds no cart and sends ep.cart.error (not_found), handing
+  // the buyer to the store's home; the host tears the frame down and says the same.
+  await page.evaluate((o) => (window as any).UCP.openCart({ shopOrigin: o, continueUrl: `${o}/cart/cart_nope` }), shop);
+  const framed = await logged(page, 'ucp:cart:error', 1);
+  expect(framed.error.messages[0]).toMatchObject({ code: 'not_found', severity: 'unrecoverable' });
+  expect(framed.error.continue_url).toBe(`${shop}/`);
+  await expect(page.getByRole('dialog').getByRole('status')).toContainText('Cart not found.');
+  await expect(page.getByRole('dialog').locator('iframe')).toHaveCount(0);
+});
+
+test('the cart page of an unknown cart says "not found", not "your cart is empty"', async ({ page, baseURL }) => {
+  await page.goto(`${baseURL}/cart/cart_nope`);
+  await expect(page.locator('ucp-cart [part=error]')).toHaveText('Cart not found. It may have expired.');
+  await expect(page.locator('ucp-cart').getByText('Your cart is empty.')).toHaveCount(0);
+});

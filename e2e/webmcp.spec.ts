@@ -9,6 +9,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { CREATE_MISTAKES, mcpPath, readErrorTable } from '../test/support/error-table.ts';
 
 const on = (baseURL: string | undefined, label: string) => (baseURL ?? 'http://demo.localhost:8391').replace('//demo.', `//${label}.`);
 const TOOLS = ['begin_checkout', 'cancel_cart', 'create_cart', 'get_cart', 'get_product', 'lookup_catalog', 'search_catalog', 'update_cart'];
@@ -184,6 +185,48 @@ test.describe('with WebMCP', () => {
     expect(await page.webmcp.callTool('get_cart', {})).toMatchObject({ isError: true, structuredContent: { messages: [{ code: 'not_found' }] } });
     // The only failed request: the invalid quantity, which the server refused.
     expect(w.errors).toEqual(['400 /api/ucp/carts/' + add.structuredContent.id]);
+  });
+
+  test('one vocabulary: the rows of docs/errors.md that the page tools can make read as over MCP', async ({ page }) => {
+    // The doc's table (the same one test/error-vocabulary.test.ts reads), by mistake.
+    const rows = new Map(readErrorTable().map((r) => [r.mistake, r]));
+    // The rows the page's tools can make (the page sends JSON, its own UCP-Agent and keys; its tools
+    // act on the shopper's cart; create_cart merges into it, and gives paths at the agent's own line numbers).
+    const cases: Array<readonly [string, string, object]> = [
+      ['unknown product id (`get_product`)', 'get_product', { catalog: { id: 'prod_nope' } }],
+      ['unknown cart id', 'get_cart', { id: 'cart_nope' }],
+      ["another shop's cart id", 'get_cart', { id: 'cart_of_another_shop' }],
+      ...Object.entries(CREATE_MISTAKES).map(([mistake, cart]) => [mistake, 'create_cart', { cart }] as const),
+    ];
+    await page.goto('/');
+    await toolNames(page);
+    for (const [mistake, tool, args] of cases) {
+      const row = rows.get(mistake)!;
+      expect(row, mistake).toBeDefined();
+      const r: any = await page.webmcp.callTool(tool, args);
+      expect(r.isError === true, `${mistake}: isError`).toBe(row.mcp.kind === 'result' && row.mcp.isError);
+      const m = (r.structuredContent.messages ?? []).find((x: any) => x.code === row.code);
+      expect({ mistake, code: m?.code, path: m?.path, severity: m?.severity }).toEqual({ mistake, code: row.code, path: mcpPath(row), severity: row.severity });
+    }
+  });
+
+  test('a code the agent applies is named in the cart and in what the page announces', async ({ page }) => {
+    await page.goto('/');
+    await toolNames(page);
+    const cartEl = page.locator('header ucp-cart');
+    const made: any = await page.webmcp.callTool('create_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 2 }], discounts: { codes: ['save5'] } } });
+    expect(made.structuredContent.discounts.applied[0]).toMatchObject({ code: 'SAVE5', title: '$5 off', amount: 500 });
+    await expect(cartEl.locator('[aria-live=polite]')).toContainText('Code applied: SAVE5 ($5 off).');
+    await cartEl.getByRole('button', { name: 'Cart (2)' }).click();
+    const codes = cartEl.getByRole('list', { name: 'Applied codes' });
+    await expect(codes).toContainText('save5 $5 off (-$5.00)');
+    await expect(codes.getByRole('button', { name: 'Remove code save5' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    // A second code from the agent: only the new one is announced.
+    await page.webmcp.callTool('update_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 2 }], discounts: { codes: ['SAVE5', 'WELCOME10'] } } });
+    await expect(cartEl.locator('[aria-live=polite]')).toContainText('Code applied: WELCOME10 (10% off).');
+    await cartEl.getByRole('button', { name: 'Cart (2)' }).click();
+    await expect(codes).toContainText('WELCOME10 10% off');
   });
 
   test('switched off: the shop setting, the page attribute; never inside an agent\'s frame', async ({ page, baseURL }) => {

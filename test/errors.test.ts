@@ -89,7 +89,7 @@ describe('one table per edge', () => {
   it('UCP REST: a kind becomes its status, with the code, the words and field messages', async () => {
     const r = await restAnswer(new InvalidRequest('invalid_request', 'bad', [{ path: '$.a', code: 'invalid_type', content: 'expected number' }]));
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ code: 'invalid_request', content: 'bad', messages: [{ type: 'error', code: 'invalid_type', path: '$.a', content: 'expected number', severity: 'unrecoverable' }] });
+    expect(r.body).toEqual({ code: 'invalid_request', content: 'bad', messages: [{ type: 'error', code: 'invalid_type', path: '$.a', content: 'expected number', severity: 'recoverable' }] });
     for (const kind of KINDS) expect((await restAnswer(new DomainError(kind, 'c', 'words'))).status).toBe(REST_STATUS[kind]);
   });
 

@@ -81,7 +81,8 @@ describe('dist/host.js', () => {
     const [web, ...more] = graph.chunks.filter((c) => c.role === 'webmcp');
     expect(more).toEqual([]);
     expect(web.imports).toEqual([]);
-    expect(web.modules.sort()).toEqual(['src/webmcp/confirm.ts', 'src/webmcp/results.ts', 'src/webmcp/tools.ts', 'src/webmcp/webmcp.ts']);
+    // src/wire/errors.ts: the shared severity rule, which the entry does not carry (docs/errors.md).
+    expect(web.modules.sort()).toEqual(['src/webmcp/confirm.ts', 'src/webmcp/results.ts', 'src/webmcp/tools.ts', 'src/webmcp/webmcp.ts', 'src/wire/errors.ts']);
     // The entry imports it only behind the `document.modelContext` check.
     const s = code.toString('utf8');
     const at = s.indexOf(`./${web.file}`);

@@ -71,10 +71,10 @@ describe('input mistakes are isError results the client returns (not throws)', (
   });
 });
 
-describe('business outcomes are results with messages that say what to send', () => {
+describe('business outcomes are isError results with messages that say what to send', () => {
   it('a product id where a variant id is needed names that product\'s variant ids', async () => {
     const r = await client.callTool({ name: 'create_cart', arguments: { meta, cart: { line_items: [{ item: { id: 'prod_engraved_flask' }, quantity: 1 }] } } });
-    expect(r.isError).toBeFalsy();
+    expect(r.isError).toBe(true);
     const [m] = messagesOf(r);
     expect(m).toMatchObject({ code: 'not_found', path: '$.line_items[0].item.id' });
     expect(m.content).toMatch(/'prod_engraved_flask' is a product id; a cart line takes a variant id\. Its variants: var_flask_\w+/);

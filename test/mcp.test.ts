@@ -77,7 +77,8 @@ describe('official SDK Client over Streamable HTTP', () => {
     const client = await sdkClient();
     try {
       const miss = await client.callTool({ name: 'get_product', arguments: { meta: meta(), catalog: { id: 'prod_nope' } } });
-      expect(miss.isError).toBeFalsy();
+      // A UCP error_response is a tool execution error (MCP: business logic errors), still a result.
+      expect(miss.isError).toBe(true);
       expectUcpValid('shopping/types/error_response.json', miss.structuredContent);
       expect((miss.structuredContent as any).messages[0].code).toBe('not_found');
       await expect(client.callTool({ name: 'search_catalog', arguments: { catalog: { query: 'flask' } } })).rejects.toThrow(/invalid_profile_url|-32001/);

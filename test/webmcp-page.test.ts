@@ -136,7 +136,7 @@ describe('registration', () => {
     const r = await guarded(async () => {
       throw new Error('boom');
     })(null, undefined);
-    expect(r).toMatchObject({ isError: true, structuredContent: { messages: [{ code: 'internal_error' }] } });
+    expect(r).toMatchObject({ isError: true, structuredContent: { messages: [{ code: 'internal_error', severity: 'unrecoverable' }] } });
   });
 
   it('registers the listed tools it knows; a refused list or a taken name registers nothing and throws nothing', async () => {

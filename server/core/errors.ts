@@ -4,15 +4,12 @@
  * Each edge maps a kind to its own answer once, in one table: UCP REST in http/errors.ts, MCP in
  * mcp/errors.ts, the merchant API in merchant/errors.ts. The core never knows about HTTP.
  */
+import { SEVERITY_OF_KIND, type ErrorKind, type Severity } from '../../src/wire/errors.ts';
 import { log } from '../lib/log.ts';
 
-/**
- * What sort of failure, named the way a caller acts on it (docs/errors.md):
- * fix the request (`malformed`, `invalid`, `too_large`, `unsupported_media_type`), authenticate
- * (`unauthorized`), stop (`forbidden`), look elsewhere (`not_found`), reconcile (`conflict`),
- * wait (`rate_limited`, `unavailable`), or report (`internal`).
- */
-export type ErrorKind = 'malformed' | 'invalid' | 'too_large' | 'unsupported_media_type' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable' | 'internal';
+// The kinds and their severities live in the shared wire module, so the browser's WebMCP tools and
+// the typed client apply the same rule (docs/errors.md "One vocabulary").
+export { SEVERITY_OF_KIND, type ErrorKind, type Severity };
 
 /** The codes the core itself raises, exported once so edges and tests name them, not retype them. */
 export const ERROR_CODES = {
@@ -43,6 +40,11 @@ export interface FieldIssue {
   path: string;
   code: string;
   content: string;
+}
+
+/** The severity every message of this refusal carries: its own when it has one (a business outcome), else its kind's. */
+export function severityOf(err: DomainError): Severity {
+  return err instanceof BusinessError ? err.severity : SEVERITY_OF_KIND[err.kind];
 }
 
 /** The base of every deliberate refusal: a kind for the edges' tables, a code, words, and the fields at fault. */
@@ -87,7 +89,7 @@ export class BusinessError extends DomainError {
     code: string,
     message: string,
     issues: FieldIssue[] = [],
-    readonly severity: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable' = 'unrecoverable',
+    readonly severity: Severity = 'unrecoverable',
     kind: ErrorKind = code === ERROR_CODES.notFound ? 'not_found' : 'invalid',
   ) {
     super(kind, code, message, issues);

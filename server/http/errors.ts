@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { UCP_VERSION, type ErrorResponse, type Message, type ProtocolError } from '../../src/wire/common.ts';
-import { BusinessError, DomainError, isInvalidText, logCause, toDomainError, UNAVAILABLE, type ErrorKind, type FieldIssue } from '../core/errors.ts';
+import { BusinessError, DomainError, isInvalidText, logCause, severityOf, toDomainError, UNAVAILABLE, type ErrorKind } from '../core/errors.ts';
 
 /** UCP REST's status for each kind of failure (UCP: input mistakes are 400, whatever their cause). */
 export const REST_STATUS: Record<ErrorKind, ContentfulStatusCode> = {
@@ -25,8 +25,10 @@ export const REST_STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   internal: 500,
 };
 
-export function issueMessages(issues: FieldIssue[]): Message[] {
-  return issues.map((i) => ({ type: 'error', code: i.code, path: i.path, content: i.content, severity: 'unrecoverable' }));
+/** A refusal's field issues as UCP messages, with the refusal's severity (docs/errors.md: one rule on every edge). */
+export function issueMessages(err: DomainError): Message[] {
+  const severity = severityOf(err);
+  return err.issues.map((i) => ({ type: 'error', code: i.code, path: i.path, content: i.content, severity }));
 }
 
 export function protocolError(c: Context, status: ContentfulStatusCode, code: string, content: string, extra: Partial<ProtocolError> = {}, headers: Record<string, string> = {}) {
@@ -63,7 +65,7 @@ export function renderError(err: unknown, c: Context): Response {
 function domainError(c: Context, err: DomainError): Response {
   logCause('server', err);
   const headers: Record<string, string> = err.kind === 'unavailable' ? { 'Retry-After': String(UNAVAILABLE.retryAfterSeconds) } : {};
-  return protocolError(c, REST_STATUS[err.kind], err.code, err.message, err.issues.length ? { messages: issueMessages(err.issues) } : {}, headers);
+  return protocolError(c, REST_STATUS[err.kind], err.code, err.message, err.issues.length ? { messages: issueMessages(err) } : {}, headers);
 }
 
 /** 405 for a known path with the wrong method, naming the allowed ones. */

@@ -7,7 +7,7 @@
  * published input schema, which is generated from the wire schemas).
  */
 import { UCP_VERSION, type Message } from '../../src/wire/common.ts';
-import { InvalidRequest, type FieldIssue } from '../core/errors.ts';
+import { InvalidRequest, severityOf, type FieldIssue } from '../core/errors.ts';
 
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema; description?: string; [k: string]: unknown };
 
@@ -71,9 +71,10 @@ export function unknownArguments(tool: string, args: Record<string, unknown>, in
 /** The MCP result for an input mistake: `isError`, readable text, and a UCP error_response. */
 export function inputErrorResult(err: InvalidRequest, args: unknown, inputSchema: JsonSchema | undefined) {
   const issues = inputSchema ? explainIssues(err.issues, args, inputSchema) : err.issues;
+  const severity = severityOf(err);
   const messages: Message[] = issues.length
-    ? issues.map((i) => ({ type: 'error', code: i.code, path: i.path, content: i.content, severity: 'recoverable' }))
-    : [{ type: 'error', code: err.code, content: err.message, severity: 'recoverable' }];
+    ? issues.map((i) => ({ type: 'error', code: i.code, path: i.path, content: i.content, severity }))
+    : [{ type: 'error', code: err.code, content: err.message, severity }];
   const body = { ucp: { version: UCP_VERSION, status: 'error' as const, capabilities: {} }, messages };
   const text = [err.message, ...issues.map((i) => `- ${i.path}: ${i.content}`)].join('\n');
   return {

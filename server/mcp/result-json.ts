@@ -31,8 +31,12 @@ function take(text: string): string | undefined {
   return undefined;
 }
 
-/** The MCP result for a UCP body: the body as structuredContent and as JSON text. */
-export function toolResult(body: object, extra: { isError?: true } = {}) {
+/**
+ * The MCP result for a UCP body: the body as structuredContent and as JSON text, with `isError` when
+ * it is a UCP error_response (nothing was done: MCP's "business logic errors" are tool execution
+ * errors; the page's WebMCP tools do the same, docs/mcp.md).
+ */
+export function toolResult(body: object, extra: { isError?: true } = (body as { ucp?: { status?: unknown } }).ucp?.status === 'error' ? { isError: true } : {}) {
   const made = toJsonWithEscaped(body);
   if (pending.length >= MAX_PENDING) pending.length = 0;
   pending.push(made);

@@ -75,7 +75,7 @@ export function invalidParams(err: InvalidRequest): McpProtocolError {
   return new McpProtocolError(RPC.invalidParams, 200, {
     code: err.code,
     content: err.message,
-    ...(err.issues.length ? { messages: issueMessages(err.issues) } : {}),
+    ...(err.issues.length ? { messages: issueMessages(err) } : {}),
   });
 }
 

@@ -20,6 +20,8 @@ export interface McpCall {
   tool: string;
   args: Record<string, unknown>;
   meta: Record<string, unknown>;
+  /** The argument that holds the request body (`cart`, `catalog`), to give paths back rooted at the body. */
+  arg?: string;
 }
 
 /** A fetch that turns a non-2xx JSON-RPC error answer into a 200 carrying the same error (+ http_status). */
@@ -43,6 +45,18 @@ function rpcErrorsAsAnswers(fetchImpl: typeof fetch): typeof fetch {
     headers.delete('content-length');
     return new Response(JSON.stringify(body), { status: 200, headers });
   };
+}
+
+/**
+ * An input mistake's paths are rooted at the tool's arguments (`$.cart.line_items[0].quantity`); the
+ * client's caller passed the request body, so its paths are the REST ones (`$.line_items[0].quantity`).
+ */
+function toRequestPaths(messages: Message[], arg: string | undefined): Message[] {
+  const root = arg ? `$.${arg}` : undefined;
+  return messages.map((m) => {
+    if (!root || !m.path || !(m.path === root || m.path.startsWith(`${root}.`) || m.path.startsWith(`${root}[`))) return m;
+    return { ...m, path: `$${m.path.slice(root.length)}` };
+  });
 }
 
 /** An MCP error (JSON-RPC `error`) as a failed Result: its UCP `messages`, or one from `code`/`content`. */
@@ -83,7 +97,7 @@ export class McpTransport {
     }));
   }
 
-  async call<T>({ tool, args, meta }: McpCall): Promise<Result<T>> {
+  async call<T>({ tool, args, meta, arg }: McpCall): Promise<Result<T>> {
     let res: Awaited<ReturnType<Client['callTool']>>;
     try {
       res = await (await this.connect()).callTool({ name: tool, arguments: { meta, ...args } });
@@ -100,9 +114,11 @@ export class McpTransport {
       }
     }
     if (res.isError || body?.ucp?.status === 'error') {
-      const status = res.isError ? 400 : 200;
-      if (Array.isArray(body?.messages) && body.messages.length) return { ok: false, status, messages: body.messages as Message[] };
-      return fail(status, body?.code ?? 'tool_error', body?.content ?? 'The tool call failed.');
+      // Both business outcomes and input mistakes are isError results; a business outcome carries
+      // UCP's continue_url (REST: HTTP 200), an input mistake does not (REST: 400).
+      const status = res.isError && !body?.continue_url ? 400 : 200;
+      if (Array.isArray(body?.messages) && body.messages.length) return { ok: false, status, messages: status === 400 ? toRequestPaths(body.messages, arg) : body.messages, body };
+      return fail(status, body?.code ?? 'tool_error', body?.content ?? 'The tool call failed.', body);
     }
     return { ok: true, data: body as T };
   }

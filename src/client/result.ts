@@ -10,10 +10,15 @@ import type { Message } from '../wire/common.ts';
 /** `body`: the answer as received, when there was one (a UCP error_response, a 4xx envelope). */
 export type Result<T> = { ok: true; data: T } | { ok: false; status: number; messages: Message[]; body?: unknown };
 
+/**
+ * A failure with no UCP messages of its own (a flat protocol error, no answer). Its severity is left
+ * to the callers that report one (the agent client, WebMCP: `gradeMessages` in src/wire/errors.ts,
+ * from the status), so host.js's entry, whose widget words failures by code, does not carry the table.
+ */
 export const fail = (status: number, code: string, content: string, body?: unknown): Result<never> => ({
   ok: false,
   status,
-  messages: [{ type: 'error', code, content, severity: 'unrecoverable' }],
+  messages: [{ type: 'error', code, content }],
   body,
 });
 

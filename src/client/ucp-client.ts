@@ -18,6 +18,7 @@ import type { McpTransport } from './mcp-transport.ts';
 import { localhostAwareFetch } from './localhost.ts';
 import { fail, failureCause, request, type Result } from './result.ts';
 import { retryingFetch, type RetryOptions } from './retry.ts';
+import { gradeMessages } from '../wire/errors.ts';
 
 export interface UcpClientOptions {
   /** The shop (business) origin, e.g. `https://shop.example` or `http://demo.localhost:8080`. */
@@ -129,12 +130,18 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
   const mcpTransport = () =>
     (mcp ??= import('./mcp-transport.ts').then((m) => new m.McpTransport(() => endpoint('mcp'), send, auth, CLIENT_INFO)));
 
+  /** Every failure with the severity of the shared rule: a flat error's (no messages of its own) from its status. */
   async function call<T>(op: Op): Promise<Result<T>> {
+    const r = await send1<T>(op);
+    return r.ok ? r : { ...r, messages: gradeMessages(r.messages, r.status) };
+  }
+
+  async function send1<T>(op: Op): Promise<Result<T>> {
     if (transport === 'mcp') {
       const meta: Record<string, unknown> = { 'ucp-agent': { profile: opts.profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
       const args: Record<string, unknown> = { ...(op.id !== undefined ? { id: op.id } : {}), ...(op.arg ? { [op.arg]: op.body ?? {} } : {}) };
       try {
-        return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta });
+        return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta, arg: op.arg });
       } catch (e) {
         return fail(0, 'network_error', networkText(e));
       }

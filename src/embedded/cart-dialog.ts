@@ -37,7 +37,8 @@ export interface CartDialog {
   /** The status line (hidden once the cart shows). */
   status: HTMLParagraphElement;
   /** Says something on the status line, with a link to the cart on the shop and an offer to open it in a popup. */
-  say(text: string, link?: string, popup?: () => void): void;
+  /** `toStore`: the link goes to the store itself (there is no cart to open). */
+  say(text: string, link?: string, popup?: () => void, toStore?: boolean): void;
   /** Close the modal and take it off the page, focus back where it was. */
   remove(): void;
 }
@@ -66,7 +67,7 @@ export function cartDialog(mount: HTMLElement, shopHost: string, colorScheme: st
   return {
     dialog,
     status,
-    say(text, link, popup) {
+    say(text, link, popup, toStore) {
       status.replaceChildren(text);
       status.hidden = false;
       if (popup) {
@@ -74,7 +75,7 @@ export function cartDialog(mount: HTMLElement, shopHost: string, colorScheme: st
         b.onclick = popup;
         status.append(' ', b);
       }
-      if (link) status.append(' ', h('a', { href: link, target: '_blank', rel: 'noopener' }, `Open the cart on ${new URL(link).host}`));
+      if (link) status.append(' ', h('a', { href: link, target: '_blank', rel: 'noopener' }, `${toStore ? 'Visit the store on' : 'Open the cart on'} ${new URL(link).host}`));
     },
     remove() {
       if (dialog.open) dialog.close();

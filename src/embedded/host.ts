@@ -5,7 +5,7 @@
  * a DOM CustomEvent on the mount element. Falls back to a popup / plain link when the frame never says
  * `ready`. See docs/embedded.md.
  */
-import { EP_VERSION, epError, type EpErrorResponse } from '../wire/ep.ts';
+import { EP_VERSION, epError, isErrorResponse, type EpErrorResponse } from '../wire/ep.ts';
 import { createPeer, type Peer } from './rpc.ts';
 import { cartDialog, h } from './cart-dialog.ts';
 import { hostMethods } from './host-handshake.ts';
@@ -32,6 +32,14 @@ const embeddedBinding = (cart: { ucp?: { services?: Record<string, unknown> } })
   return Array.isArray(list) && list.some((b) => b?.transport === 'embedded' && Array.isArray(b?.config?.delegate));
 };
 
+/** The shop answered a UCP error_response (an unknown or expired cart id): the host's error, not a fallback. */
+type CartRefused = Error & { response: EpErrorResponse };
+const refused = (response: EpErrorResponse): CartRefused => Object.assign(new Error(response.messages[0]?.content ?? 'The cart could not be opened.'), { response });
+
+/** Words for the shopper in the dialog: a missing cart says so (the server's `content` is for developers). */
+const shopperWords = (err: EpErrorResponse) =>
+  err.messages[0]?.code === 'not_found' ? 'Cart not found. It may have expired; the store has what you need.' : (err.messages[0]?.content ?? 'The cart failed.');
+
 /** Get the cart's `continue_url` (creating or fetching the cart); null when it may not be embedded. */
 async function resolveCart(o: OpenCartOptions): Promise<{ url: string; embeddable: boolean }> {
   if (o.continueUrl) return { url: o.continueUrl, embeddable: true };
@@ -43,6 +51,8 @@ async function resolveCart(o: OpenCartOptions): Promise<{ url: string; embeddabl
     body: o.cartId ? undefined : JSON.stringify({ line_items: o.lineItems ?? [] }),
   });
   const cart = await res.json().catch(() => null);
+  // A 200 error_response (no such cart here) carries the shop home as continue_url: not a cart to frame.
+  if (res.ok && isErrorResponse(cart) && Array.isArray(cart.messages)) throw refused(cart);
   if (!res.ok || typeof cart?.continue_url !== 'string') {
     throw new Error(cart?.messages?.[0]?.content ?? cart?.content ?? `The shop answered ${res.status}.`);
   }
@@ -110,7 +120,7 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   const fail = (err: EpErrorResponse) => {
     emit(EVENTS.error, { error: err });
     detach();
-    ui.say(err.messages[0]?.content ?? 'The cart failed.', handoff(err.continue_url));
+    ui.say(shopperWords(err), handoff(err.continue_url), undefined, err.messages[0]?.code === 'not_found');
   };
 
   /** One channel (frame or popup): the handshake's methods, sent to the window until the port takes over. */
@@ -180,8 +190,13 @@ export function openCart(opts: OpenCartOptions): CartHandle {
       ui.dialog.append(f);
       timer = setTimeout(() => fallback('timeout', true), opts.readyTimeout ?? 10_000);
     },
-  ).catch((e: Error) => {
+  ).catch((e: Error | CartRefused) => {
     if (closed) return;
+    if ('response' in e) {
+      // Link the shop's answer (its home), which the frame never loaded.
+      expectedOrigin = originOf(e.response.continue_url ?? '');
+      return fail(e.response);
+    }
     fail(epError('cart_unavailable', e.message || 'The cart could not be created.', undefined));
   });
 

@@ -41,7 +41,10 @@ export async function startEmbeddedPage(el: HTMLElement, store: Store, allowedOr
     const cart = store.cart.value;
     if (cart) requestAnimationFrame(() => session.start(cart));
     else {
-      const e = epError('not_found', 'Cart not found.', location.origin + location.pathname);
+      // No such cart (unknown, expired, another shop's): a session error the host tears down on,
+      // handing the buyer to the store's home, since this page has no cart to hand over.
+      const missing = !store.error.value.length || store.error.value.some((m) => m.code === 'not_found');
+      const e = epError('not_found', 'Cart not found.', missing ? `${location.origin}/` : location.origin + location.pathname);
       session.error({ ...e, messages: store.error.value.length ? store.error.value : e.messages } as ErrorResponse);
     }
   }

@@ -13,15 +13,18 @@ import { lineAmount, signedAmount } from './amounts.ts';
 import { customizationsText } from './line-text.ts';
 
 /** This chunk's own words (the entry's table holds only what the entry shows). */
-const WORDS: Record<string, Record<'codes' | 'drop', string>> = {
-  en: { codes: 'Applied codes', drop: 'Remove code {0}' },
-  fr: { codes: 'Codes appliqués', drop: 'Retirer le code {0}' },
+const WORDS: Record<string, Record<'codes' | 'drop' | 'gone', string>> = {
+  en: { codes: 'Applied codes', drop: 'Remove code {0}', gone: 'Cart not found. It may have expired.' },
+  fr: { codes: 'Codes appliqués', drop: 'Retirer le code {0}', gone: 'Panier introuvable. Il a peut-être expiré.' },
 };
-const say = (lang: string, k: 'codes' | 'drop', arg = '') => (WORDS[lang.toLowerCase().split('-')[0]] ?? WORDS.en)[k].replace('{0}', arg);
+const say = (lang: string, k: 'codes' | 'drop' | 'gone', arg = '') => (WORDS[lang.toLowerCase().split('-')[0]] ?? WORDS.en)[k].replace('{0}', arg);
 
 /** The body's component, over the entry's Preact, money formatter and words. */
 export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit) {
   const CODE_RE = /^\$\.discounts\.codes\[(\d+)\]/;
+  // The cart itself is missing (an unknown, expired or other shop's id, e.g. a framed /cart/{id}):
+  // the server's words are for developers; the shopper reads "not found", not "your cart is empty".
+  const gone = (m: { code?: string; path?: string }) => m.code === 'not_found' && !m.path;
 
   function CartBody({ store, ui, uid }: CartProps) {
     const lang = store.lang.value;
@@ -75,7 +78,7 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
       <div part="cart" aria-busy={busy ? 'true' : undefined}>
         {errors.map((m) => (
           <p class="err" role="alert" part="error">
-            {messageText(lang, m)}
+            {gone(m) ? say(lang, 'gone') : messageText(lang, m)}
           </p>
         ))}
         {retryable(errors) ? (
@@ -83,7 +86,7 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
             {t(lang, 'retry')}
           </button>
         ) : null}
-        {!cart || !cart.line_items.length ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
+        {(!cart || !cart.line_items.length) && !errors.some(gone) ? <p class="m">{t(lang, busy ? 'loading' : 'empty')}</p> : null}
         {cart && cart.line_items.length ? (
           <ul part="lines">
             {cart.line_items.map((l, i) => {

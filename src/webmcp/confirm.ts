@@ -11,14 +11,14 @@ const WORDS = {
     checkout: ['An assistant wants to take your cart to checkout', 'Go to checkout', 'Not now'],
     cancel: ['An assistant wants to empty and cancel your cart', 'Cancel my cart', 'Keep my cart'],
     items: (n: number, total: string) => `${n} item${n === 1 ? '' : 's'}, total ${total}.`,
-    changed: (total: string) => `An assistant updated your cart. Total ${total}.`,
+    changed: (total: string, codes: string[]) => `An assistant updated your cart.${codes.length ? ` Code${codes.length > 1 ? 's' : ''} applied: ${codes.join(', ')}.` : ''} Total ${total}.`,
     canceled: 'An assistant canceled your cart.',
   },
   fr: {
     checkout: ['Un assistant veut passer au paiement avec votre panier', 'Passer au paiement', 'Pas maintenant'],
     cancel: ['Un assistant veut vider et annuler votre panier', 'Annuler mon panier', 'Garder mon panier'],
     items: (n: number, total: string) => `${n} article${n === 1 ? '' : 's'}, total ${total}.`,
-    changed: (total: string) => `Un assistant a modifié votre panier. Total ${total}.`,
+    changed: (total: string, codes: string[]) => `Un assistant a modifié votre panier.${codes.length ? ` Code${codes.length > 1 ? 's' : ''} appliqué${codes.length > 1 ? 's' : ''} : ${codes.join(', ')}.` : ''} Total ${total}.`,
     canceled: 'Un assistant a annulé votre panier.',
   },
 };

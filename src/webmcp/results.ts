@@ -7,6 +7,7 @@
  */
 import type { Result } from '../client/api.ts';
 import type { Message } from '../wire/common.ts';
+import { gradeMessages, SEVERITY_OF_KIND, type ErrorKind } from '../wire/errors.ts';
 
 export interface ToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -23,21 +24,27 @@ export function result(body: object, isError = (body as { ucp?: { status?: strin
   };
 }
 
-/** A business outcome decided in the page (no request made), shaped as a UCP error_response. */
-export function outcome(code: string, content: string): ToolResult {
+/**
+ * A business outcome decided in the page (no request made), shaped as a UCP error_response, with
+ * its kind's severity from the shared rule (src/wire/errors.ts; only this chunk and the agent client
+ * load it, not host.js's entry): `not_found` (no cart to act on) and `internal` are unrecoverable;
+ * the shopper declining is `forbidden` (the agent cannot change it by retrying).
+ */
+export function outcome(code: string, content: string, kind: ErrorKind = code === 'not_found' ? 'not_found' : 'internal'): ToolResult {
   // The revision as a literal: see src/host/version.ts (test/versions.test.ts).
-  return result({ ucp: { version: '2026-04-08', status: 'error' }, messages: [{ type: 'error', code, content, severity: 'recoverable' }] }, true);
+  return result({ ucp: { version: '2026-04-08', status: 'error' }, messages: [{ type: 'error', code, content, severity: SEVERITY_OF_KIND[kind] }] }, true);
 }
 
-/** Invalid arguments found in the page, shaped as the MCP transport's -32602 `data`. */
+/** Invalid arguments found in the page, shaped as the MCP transport's input mistakes (recoverable). */
 export function invalid(path: string, content: string): ToolResult {
-  return result({ code: 'invalid_request', content, messages: [{ type: 'error', code: 'invalid_type', path, content, severity: 'unrecoverable' }] }, true);
+  return result({ code: 'invalid_request', content, messages: [{ type: 'error', code: 'invalid_type', path, content, severity: SEVERITY_OF_KIND.invalid }] }, true);
 }
 
 /** `$…` → `root…` (`$` alone → root). */
 export const reroot = (path: string, root: string) => (path === '$' ? root : path.startsWith('$') ? root + path.slice(1) : path);
 
 const withPaths = (messages: Message[] | undefined, f: (p: string) => string) => messages?.map((m) => (m.path ? { ...m, path: f(m.path) } : m));
+
 
 /**
  * A REST answer as a result. `line` maps a path of the request the page sent to the agent's own
@@ -50,5 +57,6 @@ export function fromRest(r: Result<unknown>, root: string, line: (path: string) 
   const first = r.messages[0];
   const at = (p: string) => reroot(line(p), root);
   const content = (body?.content ?? first?.content ?? '').replace(/\$[\w.[\]]*/g, at);
-  return result({ code: body?.code ?? first?.code ?? 'error', content, messages: withPaths(r.messages, at) }, true);
+  // A flat error (429, 503, no answer) carries no severity: its status's, as the agent client gives it.
+  return result({ code: body?.code ?? first?.code ?? 'error', content, messages: withPaths(gradeMessages(r.messages, r.status), at) }, true);
 }

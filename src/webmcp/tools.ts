@@ -85,10 +85,13 @@ export function handlers(d: Deps): Record<string, Handler> {
   async function write(a: Args, lines: LineItemInput[], map: Map<number, number>): Promise<ToolResult> {
     const { line_items: _l, ...rest } = a;
     const before = store.error.value;
+    const had = new Set(store.cart.value?.discounts?.applied.map((x) => x.code?.toUpperCase()));
     const r = await store.commit(lines, undefined, { ...rest, context: context(a.context) });
     // The agent's invalid request is not a problem of the shopper's cart: keep the cart's own message line.
     if (!r.ok && r.status >= 400 && r.status < 500) store.error.value = before;
-    if (r.ok) store.announce(words(lang()).changed(total(r.data)));
+    // The shopper hears which codes the agent applied, by name and title (the cart lists them too).
+    const added = r.ok ? (r.data.discounts?.applied ?? []).filter((x) => x.code && !had.has(x.code.toUpperCase())).map((x) => `${x.code} (${x.title})`) : [];
+    if (r.ok) store.announce(words(lang()).changed(total(r.data), added));
     const res = fromRest(r, '$.cart', relines(map));
     if (!r.ok && r.status === 200 && Array.isArray(lines)) res.content.push(...(await fieldNotes(r.messages, lines, map).catch(() => []).then((n) => n.map((text) => ({ type: 'text' as const, text })))));
     return res;
@@ -100,7 +103,7 @@ export function handlers(d: Deps): Record<string, Handler> {
     const run = () => askShopper(kind, lang(), words(lang()).items(n, total(cart)), d.adoptStyles, client.signal);
     return (await (client.requestUserInteraction ? client.requestUserInteraction(run) : run())) === true;
   }
-  const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.');
+  const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.', 'forbidden');
 
   return {
     search_catalog: catalog('search'),
