@@ -15,7 +15,7 @@ export interface Call {
   operation: string;
   write: boolean;
   idempotencyKey?: string;
-  /** What was asked, canonical: the same request twice gives the same text. */
+  /** What was asked, canonical: the same request twice gives the same text ('' when the body was not read). */
   fingerprint: string;
   /** A UCP-Agent header or MCP meta["ucp-agent"] was sent. */
   agentNamed: boolean;
@@ -57,6 +57,7 @@ function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
     const how = s.transport === 'mcp' ? 'arguments.meta["idempotency-key"]' : 'the Idempotency-Key header';
     return [{ code: 'idempotency_key_missing', message: `${call.operation} is a write sent without an idempotency key: if the answer is lost, a retry applies it twice. Send a fresh UUID in ${how}, and the same one only to retry this request.` }];
   }
+  if (call.fingerprint === '') return []; // not read: nothing to compare
   const first = log.keys.get(call.idempotencyKey);
   if (!first) {
     log.rememberKey(call.idempotencyKey, { fingerprint: call.fingerprint, exchange: s.exchangeId });

@@ -131,7 +131,9 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
   } else {
     const operation = restOperation(c.req.method, path);
     const key = c.req.header('idempotency-key');
-    calls = [{ operation, write: WRITE_OPERATIONS.has(operation), ...(key ? { idempotencyKey: key } : {}), fingerprint: canonical({ operation, path, body: req.parsed ?? null }), agentNamed: agentHeader !== undefined }];
+    // A body the server never read (a fault, a refusal first) has no fingerprint: '' compares with nothing.
+    const fingerprint = requestText === null && c.req.method !== 'GET' ? '' : canonical({ operation, path, body: req.parsed ?? null });
+    calls = [{ operation, write: WRITE_OPERATIONS.has(operation), ...(key ? { idempotencyKey: key } : {}), fingerprint, agentNamed: agentHeader !== undefined }];
     profile = profileOf(agentHeader);
     kind = restTransport(c);
   }
