@@ -206,3 +206,9 @@ export function checkConfig(config: Config): void {
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));
 }
+
+/** Where a process on this machine reaches a server listening on `host`:`port` (a wildcard host on loopback). */
+export function localUrl(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return `http://127.0.0.1:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

@@ -8,14 +8,14 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import { findShopByDomain, findShopById } from '../core/shops.ts';
+import { findShopByIdOrDomain } from '../core/shops.ts';
 import { NoSuchShop } from '../seed/reset.ts';
 import { InvalidRequest } from '../core/errors.ts';
 import { BODY_MAX_CHARS, exchangesOf, MAX_SHOPS, RING_SIZE } from '../http/inspector/store.ts';
 
 /** A shop by its id or its domain; NoSuchShop (404) naming both forms otherwise. */
 export async function shopByRef(db: DB, ref: string): Promise<Shop> {
-  const shop = (await findShopById(db, ref)) ?? (await findShopByDomain(db, ref.replace(/:\d+$/, '')));
+  const shop = await findShopByIdOrDomain(db, ref);
   if (!shop) throw new NoSuchShop(`No shop with id or domain '${ref.slice(0, 200)}'. Name a shop by its id (shop_demo) or its domain (demo.localhost); http://localhost:PORT/ lists them.`);
   return shop;
 }
