@@ -226,6 +226,20 @@ describe('the routes', () => {
     expect(js.text).toContain('/requests?since=');
   });
 
+  it('UCP_INSPECTOR=off: a development server records nothing and says so', async () => {
+    const off = await startTestServer({ inspector: false });
+    try {
+      const newest = () => exchangesOf('shop_other', { limit: 1 })[0]?.id;
+      const before = newest();
+      expect((await off.req('other.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' })).status).toBe(200);
+      expect(newest()).toBe(before);
+      expect((await off.req('localhost', 'GET', '/dev/shops/shop_other/requests')).body).toMatchObject({ recording: false });
+      expect((await s.req('localhost', 'GET', '/dev/shops/shop_other/requests?limit=1')).body).toMatchObject({ recording: true });
+    } finally {
+      await off.close();
+    }
+  });
+
   it('production: the routes are absent and nothing is recorded', async () => {
     const prod = await startTestServer({ mode: 'production', seedDemo: true });
     try {

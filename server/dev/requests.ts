@@ -38,6 +38,8 @@ export async function listRequests(c: Context<AppEnv>): Promise<Response> {
   c.header('Cache-Control', 'no-store');
   return c.json({
     shop: { id: shop.id, domain: shop.domain },
+    // UCP_INSPECTOR=off: nothing is recorded (the list stays empty); say so rather than look idle.
+    recording: c.get('config').inspector !== false,
     exchanges,
     // What a follower sends next: the newest id seen (unchanged when nothing is new).
     since: exchanges[0]?.id ?? since ?? 0,

@@ -1,7 +1,7 @@
 /**
  * The request inspector's one recording point (docs/sandbox.md "Request inspector"): a middleware
  * on the UCP transports' edges (server/app.ts mounts it on `/api/ucp/*` and `/mcp`), nothing in the
- * core. Development only: in production it is one comparison and `next()`.
+ * core. Development only (and not with UCP_INSPECTOR=off): otherwise it is one comparison and `next()`.
  *
  * It runs after the handler, so it reads what the handler read (Hono caches the body text; a body
  * the server never read, as under a sandbox fault or a 413, is not read here either) and the
@@ -175,7 +175,8 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
 /** The recording middleware; `transport` by mount point. */
 export function inspectExchanges(transport: 'rest' | 'mcp'): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get('config').mode !== 'development' || c.req.method === 'OPTIONS') return next();
+    const config = c.get('config');
+    if (config.mode !== 'development' || config.inspector === false || c.req.method === 'OPTIONS') return next();
     const shop = c.get('shop');
     if (!shop) return next();
     const at = Date.now();
