@@ -67,7 +67,7 @@ async function poll() {
     for (const x of fresh) list.prepend(row(x));
     while (list.children.length > body.kept.exchanges_per_shop) list.lastElementChild.remove();
     since = body.since;
-    status.textContent = list.children.length ? `${body.shop.domain}: ${list.children.length} exchanges, newest first. Following…` : `${body.shop.domain}: no exchanges yet. Send one (search, a cart) and it appears here.`;
+    status.textContent = !body.recording ? 'This server records nothing (UCP_INSPECTOR=off).' : list.children.length ? `${body.shop.domain}: ${list.children.length} exchanges, newest first. Following…` : `${body.shop.domain}: no exchanges yet. Send one (search, a cart) and it appears here.`;
   } catch (e) {
     status.textContent = `Cannot read the exchanges: ${e.message}. Retrying…`;
   }

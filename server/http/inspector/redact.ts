@@ -11,8 +11,13 @@ export const REDACTED = '[redacted]';
 /** Request and response headers whose values are credentials or proofs of them. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'signature', 'signature-input', 'x-api-key']);
 
-/** JSON keys whose values are secrets wherever they sit in a body (idempotency keys and error `code`s are not). */
-const SECRET_KEY = /(token|secret|password|passwd|credential|signature|authorization|cookie|api[_-]?key|channel[_-]?key|ep_auth|ec_auth|^auth$)/i;
+/**
+ * A JSON member whose key names a secret, wherever it sits in a body, with its scalar value (in JSON
+ * a string followed by `:` is always a key). Idempotency keys and error `code`s are not secrets.
+ * Applied to the text, not a parsed copy: a search answer is tens of kilobytes, and walking it
+ * cost more than the search (bench, docs/sandbox.md).
+ */
+const SECRET_MEMBER = /("(?:[^"\\]*?(?:token|secret|password|passwd|credential|signature|authorization|cookie|api[_-]?key|channel[_-]?key|ep_auth|ec_auth)[^"\\]*|auth)"\s*:\s*)("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false)/gi;
 
 /** Our credentials' shapes in free text, and credential-bearing query parameters. */
 const SECRET_TEXT: Array<[RegExp, string]> = [
@@ -45,28 +50,21 @@ export function redactHeaders(headers: Iterable<[string, string]>, limit = 40): 
   return out;
 }
 
-function redactValue(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return redactText(v);
-  if (depth > 32 || v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map((x) => redactValue(x, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = SECRET_KEY.test(k) && x !== null && typeof x !== 'object' ? REDACTED : redactValue(x, depth + 1);
-  return out;
+/**
+ * A body as stored: secret members and our credential shapes replaced, then cut to `max`
+ * characters (`truncated` says so).
+ */
+export function redactBody(text: string, max: number): { body: string; truncated: boolean } {
+  const body = redactText(text).replace(SECRET_MEMBER, `$1"${REDACTED}"`);
+  return body.length > max ? { body: body.slice(0, max), truncated: true } : { body, truncated: false };
 }
 
-/**
- * A body as stored: JSON re-serialized with secret keys replaced, other text by its shapes, then cut
- * to `max` characters (`truncated` says so). `parsed` is the JSON value when the body was JSON.
- */
-export function redactBody(text: string, max: number): { body: string; truncated: boolean; parsed?: unknown } {
-  let parsed: unknown;
-  let body: string;
+/** The JSON value of a body, or undefined when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
   try {
-    parsed = text.trim() === '' ? undefined : JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  if (parsed !== undefined) body = JSON.stringify(redactValue(parsed, 0));
-  else body = redactText(text);
-  return body.length > max ? { body: body.slice(0, max), truncated: true, parsed } : { body, truncated: false, parsed };
 }
