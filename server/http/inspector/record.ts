@@ -148,8 +148,10 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     const operation = restOperation(c.req.method, path);
     const key = c.req.header('idempotency-key');
     // A body the server never read (a fault, a refusal first) has no fingerprint: '' compares with nothing.
-    const fingerprint = requestText === null && c.req.method !== 'GET' ? '' : canonical({ operation, path, body: req.parsed ?? null });
-    calls = [{ operation, write: WRITE_OPERATIONS.has(operation), ...(key ? { idempotencyKey: key } : {}), fingerprint, agentNamed: agentHeader !== undefined }];
+    // Only a keyed write is compared with earlier uses of its key: reads are not fingerprinted.
+    const write = WRITE_OPERATIONS.has(operation);
+    const fingerprint = !write || !key || (requestText === null && c.req.method !== 'GET') ? '' : canonical({ operation, path, body: req.parsed ?? null });
+    calls = [{ operation, write, ...(key ? { idempotencyKey: key } : {}), fingerprint, agentNamed: agentHeader !== undefined }];
     profile = profileOf(agentHeader);
     kind = restTransport(c);
   }

@@ -55,9 +55,13 @@ export function redactHeaders(headers: Iterable<[string, string]>, limit = 40): 
  * characters (`truncated` says so).
  */
 export function redactBody(text: string, max: number): { body: string; truncated: boolean } {
-  const body = redactText(text).replace(SECRET_MEMBER, `$1"${REDACTED}"`);
-  return body.length > max ? { body: body.slice(0, max), truncated: true } : { body, truncated: false };
+  // Only what is kept is redacted, plus a margin so no secret straddling the cut is half-kept.
+  const body = redactText(text.slice(0, max + CUT_MARGIN)).replace(SECRET_MEMBER, `$1"${REDACTED}"`);
+  return body.length > max || text.length > max + CUT_MARGIN ? { body: body.slice(0, max), truncated: true } : { body, truncated: false };
 }
+
+/** Longer than any credential we know (a channel key is ~50 characters, a storefront token ~60). */
+const CUT_MARGIN = 1024;
 
 /** The JSON value of a body, or undefined when it is empty or not JSON. */
 export function parseJson(text: string): unknown {
