@@ -78,7 +78,7 @@ export const requests: Command = {
     const first = await fetchPage(addr, values.shop, `limit=${limit}`);
     for (const x of first.exchanges.reverse()) print(io, !!values.json, x);
     if (!values.follow) {
-      if (!first.exchanges.length && !values.json) io.out(`none yet: send ${values.shop} a request (or open http://localhost:PORT/dev/ to watch)`);
+      if (!first.exchanges.length && !values.json) io.out(`none yet: send ${values.shop} a request (or watch ${addr.url}/dev/)`);
       return;
     }
     let since = first.since;
