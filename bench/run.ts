@@ -6,6 +6,7 @@
  *   BENCH_PRODUCTS=10000 BENCH_SECONDS=5 npm run bench
  *   BENCH_ONLY=limiter BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # the limiter's cost alone
  *   BENCH_ONLY=metrics BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # request metrics' cost alone
+ *   BENCH_ONLY=inspector BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench # the request inspector's recording cost (development)
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
  *   BENCH_ONLY=host npm run bench      # host.js load → interactive beside a bare page (Chromium)
@@ -110,6 +111,8 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
 }
 
 const limiterCost = (dataDir: string) => onOffCost(dataDir, 'transport limiter', (mode) => ({ UCP_RATE_LIMITS: mode }));
+/** The request inspector's recording on a development server (docs/sandbox.md); production never records. */
+const inspectorCost = (dataDir: string) => onOffCost(dataDir, 'request inspector', (mode) => ({ UCP_INSPECTOR: mode }));
 
 /** BENCH_ONLY=load: loading many shop files with the real command line (bench/catalog-load.ts). */
 async function benchLoads(): Promise<void> {
@@ -169,6 +172,10 @@ async function main() {
       }
       if (ONLY === 'limiter') {
         rows.push(...(await limiterCost(dataDir)));
+        continue;
+      }
+      if (ONLY === 'inspector') {
+        rows.push(...(await inspectorCost(dataDir)));
         continue;
       }
       if (ONLY === 'metrics') {

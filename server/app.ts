@@ -25,6 +25,7 @@ import { healthProbes, logWhenDone } from './http/ops.ts';
 import { incomingOf, nameRoute, observeRequest } from './http/metrics.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { sandboxFault } from './http/sandbox-fault.ts';
+import { inspectExchanges } from './http/inspector/record.ts';
 import { faviconHandler } from './storefront/favicon.ts';
 import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './platform.ts';
@@ -126,6 +127,9 @@ export function createApp({ db, config }: AppDeps) {
     onError: (c) => protocolError(c, 413, 'request_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`),
   });
   app.use('/api/*', limit);
+  // The request inspector (development only; server/http/inspector/record.ts, docs/sandbox.md).
+  app.use('/api/ucp/*', inspectExchanges('rest'));
+  app.use('/mcp', inspectExchanges('mcp'));
 
   // A plain route, not a sub-app: the hottest public document goes through as few layers as possible.
   app.get(DISCOVERY_PATH, discoveryHandler);

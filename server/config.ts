@@ -57,6 +57,12 @@ export interface Config {
   /** One JSON line per request on stdout (ACCESS_LOG=1; server/http/ops.ts). */
   accessLog?: boolean;
   /**
+   * UCP_INSPECTOR=off: a development server records no exchanges for the request inspector
+   * (docs/sandbox.md); for load tests against a development server and for measuring its cost
+   * (BENCH_ONLY=inspector). On by default; production never records, whatever this says.
+   */
+  inspector?: boolean;
+  /**
    * Load the demo shops into an empty database. SEED_DEMO=1 / 0; unset: in development only, so a
    * production deployment starts with no shops (`npm run seed -- FILE` loads yours).
    */
@@ -159,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     transportRateLimits: flag(env, 'UCP_RATE_LIMITS', true, problems),
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
     metrics: flag(env, 'METRICS', true, problems),
+    inspector: flag(env, 'UCP_INSPECTOR', true, problems),
     accessLog: flag(env, 'ACCESS_LOG', false, problems),
     seedDemo: flag(env, 'SEED_DEMO', undefined, problems),
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
@@ -221,4 +228,10 @@ export function checkConfig(config: Config): void {
     problems.push('SEARCH_INDEX_BUDGET_MB must be a number of megabytes, 0 or more: what all in-memory search indexes of a process may hold, e.g. 256 (0: no index, every search in SQL; docs/deploy.md).');
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));
+}
+
+/** Where a process on this machine reaches a server listening on `host`:`port` (a wildcard host on loopback). */
+export function localUrl(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return `http://127.0.0.1:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -8,6 +8,7 @@ import { startServer } from './server.ts';
 import { ConfigError, type Config } from './config.ts';
 import { log as serverLog } from './lib/log.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
+import { DEMO_FIXTURES } from './seed/fixtures.ts';
 import { demoAgentProfileUrl } from './core/ucp-profile.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
@@ -44,7 +45,12 @@ export async function main(overrides: Partial<Config> = {}, log: (line: string) 
     // The profile agent builders name on their first call (docs/access.md "Zero setup").
     log(`  agent profile        ${demoAgentProfileUrl(port)}  (use it as UCP-Agent: profile="…" on REST, meta["ucp-agent"].profile on MCP)`);
   }
-  if (config.mode === 'development') log(demoCredentialsText(port));
+  if (config.mode === 'development') {
+    // The sandbox (docs/sandbox.md): where to see what an agent sent, and the demo's test fixtures.
+    log(`  request inspector    http://localhost:${port}/dev/  (every shop's recent REST and MCP exchanges, with hygiene notes; \`npx ucp-storefront requests --shop demo.localhost\`)`);
+    if (shops.some((s) => s.domain === 'demo.localhost')) log(`  demo fixtures        ${DEMO_FIXTURES} (docs/sandbox.md)`);
+    log(demoCredentialsText(port));
+  }
 
   stopOnSignals(running, log);
   return running;

@@ -4,9 +4,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkConfig, loadConfig, logJson, type Config } from './config.ts';
+import { checkConfig, loadConfig, localUrl, logJson, type Config } from './config.ts';
 import { configureLog, log } from './lib/log.ts';
 import { openDatabase, type DB } from './db/index.ts';
+import { recordAddress } from './db/data-dir-lock.ts';
 import { createRequestListener } from './app.ts';
 import { watchDatabase } from './http/metrics.ts';
 import { prepareDatabase } from './seed/prepare.ts';
@@ -65,6 +66,8 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     });
   });
   const port = (server.address() as AddressInfo).port;
+  // The CLI's advice names this address (data-dir-lock.ts); a wildcard host is reached on loopback.
+  if (!config.databaseUrl && !config.dataDir.startsWith('memory://')) recordAddress(config.dataDir, localUrl(config.host, port));
   const stopPurge = startCartPurge(db);
   if (config.searchIndexCheckMs) indexTuning.checkEveryMs = config.searchIndexCheckMs;
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
@@ -73,7 +76,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     db,
     config: { ...config, port },
     port,
-    url: `http://${config.host}:${port}`,
+    url: localUrl(config.host, port),
     async close() {
       stopPurge();
       await webhooks.stop();

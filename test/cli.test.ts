@@ -253,7 +253,7 @@ describe('reset --shop', () => {
   });
 
   it('an unknown shop is exit 1; a catalog file for another shop is refused before anything is deleted', async () => {
-    expect(await cli('reset', '--shop', 'shop_nope')).toMatchObject({ code: 1, err: 'ucp-storefront reset: No shop shop_nope.\n' });
+    expect(await cli('reset', '--shop', 'shop_nope')).toMatchObject({ code: 1, err: "ucp-storefront reset: No shop with id or domain 'shop_nope'.\n" });
     const r = await cli('reset', '--shop', 'shop_demo', '--catalog', join(ROOT, 'server/seed/data/other.json'));
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/for shop shop_other, not shop_demo/);

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../server/db/index.ts';
-import { DataDirInUse } from '../server/db/data-dir-lock.ts';
+import { DataDirInUse, lockOwner, recordAddress } from '../server/db/data-dir-lock.ts';
+import { startTestServer } from './support/server.ts';
+import { runCli } from '../server/cli/main.ts';
 import { ROOT } from '../scripts/faults/lib.ts';
 
 const dirs: string[] = [];
@@ -70,18 +72,42 @@ describe('embedded data directory lock', () => {
     }
   });
 
-  it('reset next to a running server names the endpoint that resets through it', async () => {
+  it('reset next to a running server names the endpoint that resets through it, at the address the server recorded', async () => {
     const dir = tempDir();
     const held = await openDatabase({ dataDir: dir });
-    try {
-      const child = spawn(process.execPath, ['bin/ucp-storefront.mjs', 'reset', '--shop', 'shop_demo'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', PORT: '8123' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const resetErr = async () => {
+      const child = spawn(process.execPath, ['bin/ucp-storefront.mjs', 'reset', '--shop', 'demo.localhost'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', PORT: '8123' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
       child.stderr.on('data', (d) => (err += d));
-      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-      expect(code).toBe(1);
-      expect(err).toContain("curl -X POST -H 'Content-Type: application/json' http://localhost:8123/dev/shops/shop_demo/reset");
+      expect(await new Promise<number | null>((resolve) => child.once('exit', resolve))).toBe(1);
+      return err;
+    };
+    try {
+      // Before the server listens: HOST and PORT from the environment.
+      expect(await resetErr()).toContain("curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:8123/dev/shops/demo.localhost/reset");
+      // Once it listens it records its real address (server/server.ts), whatever PORT says.
+      recordAddress(dir, 'http://127.0.0.1:45678');
+      expect(readFileSync(join(dir, 'ucp.lock'), 'utf8')).toBe(`${process.pid}\nhttp://127.0.0.1:45678\n`);
+      expect(await resetErr()).toContain("curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:45678/dev/shops/demo.localhost/reset");
     } finally {
       await held.destroy();
     }
+  });
+
+  it('a server records the address it listens on in the lock, and `requests` finds it there (no --server, no PORT)', async () => {
+    const dir = tempDir();
+    const running = await startTestServer({ dataDir: dir });
+    try {
+      expect(readFileSync(join(dir, 'ucp.lock'), 'utf8')).toBe(`${process.pid}\n${running.url}\n`);
+      expect(lockOwner(dir)).toEqual({ pid: process.pid, url: running.url });
+      expect((await running.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' })).status).toBe(200);
+      let out = '';
+      const code = await runCli(['requests', '--shop', 'demo.localhost'], { out: (t) => (out += `${t}\n`), err: (t) => (out += t), isTTY: false, env: { DATA_DIR: dir, DATABASE_URL: '' } });
+      expect(code).toBe(0);
+      expect(out).toMatch(/ search_catalog +200 /);
+    } finally {
+      await running.close();
+    }
+    expect(existsSync(join(dir, 'ucp.lock'))).toBe(false);
   });
 });

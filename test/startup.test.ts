@@ -78,6 +78,9 @@ describe('the start-up banner', () => {
       expect(banner).toMatch(/b19\.localhost/);
       expect(banner).not.toMatch(/b20\.localhost/);
       expect(banner).toMatch(/… and 3 more shops/);
+      // The sandbox's pointers (docs/sandbox.md): the inspector always in development; no demo shop here, so no demo fixtures.
+      expect(banner).toContain(`request inspector    http://localhost:${running.port}/dev/`);
+      expect(banner).not.toContain('demo fixtures');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

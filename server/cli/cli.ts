@@ -15,6 +15,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** Where progress bars draw (a terminal stream); absent in tests. */
   stream?: NodeJS.WriteStream;
+  /** Ends a command that runs until stopped (`requests --follow`); the process's own run ends on Ctrl-C. */
+  signal?: AbortSignal;
 }
 
 export const processIo = (): Io => ({

@@ -41,6 +41,11 @@ export async function findShopById(db: DB, id: string): Promise<Shop | null> {
   return row ? fromRow(row) : null;
 }
 
+/** A shop named the way people name it: its id (`shop_demo`) or its domain (`demo.localhost`, a `:port` ignored). */
+export async function findShopByIdOrDomain(db: DB, ref: string): Promise<Shop | null> {
+  return (await findShopById(db, ref)) ?? (await findShopByDomain(db, ref.replace(/:\d+$/, '')));
+}
+
 export function forgetCachedShops(): void {
   cache.clear();
 }

@@ -4,8 +4,12 @@
  * running server, a second `npm start`) would write under the first one's caches and corrupt it.
  * So opening takes `DATA_DIR/ucp.lock` (created exclusively, holding the owner's pid) and closing
  * removes it. A lock whose process is gone (killed, crashed) is taken over.
+ *
+ * A server also writes its address on the lock's second line once it listens (`recordAddress`), so
+ * a command refused the directory can name the running server's real address in its advice
+ * (`lockOwner`), whatever port it was started on.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class DataDirInUse extends Error {
@@ -29,6 +33,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The pid on a lock file's first line (NaN when there is none). */
+const ownerPid = (text: string) => Number(text.split('\n', 1)[0].trim());
+
 /** Lock files this process holds. */
 const held = new Set<string>();
 
@@ -48,7 +55,7 @@ export function lockDataDir(dataDir: string): () => void {
         held.delete(file);
         process.off('exit', release);
         try {
-          if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file);
+          if (ownerPid(readFileSync(file, 'utf8')) === process.pid) unlinkSync(file);
         } catch {
           /* already gone */
         }
@@ -57,7 +64,7 @@ export function lockDataDir(dataDir: string): () => void {
       return release;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const owner = Number(readFileSync(file, 'utf8').trim());
+      const owner = ownerPid(readFileSync(file, 'utf8'));
       // Our own pid: held by this process only if we took it (a container restarted as pid 1 finds
       // its predecessor's "1" in the file: stale).
       if (owner === process.pid ? held.has(file) : Number.isInteger(owner) && owner > 0 && alive(owner)) throw new DataDirInUse(dataDir, owner);
@@ -65,4 +72,25 @@ export function lockDataDir(dataDir: string): () => void {
     }
   }
   throw new Error(`Could not take the lock of ${dataDir}.`);
+}
+
+/** Writes `url` (where this process serves) into the directory's lock, which this process holds. */
+export function recordAddress(dataDir: string, url: string): void {
+  const file = join(dataDir, 'ucp.lock');
+  if (!held.has(file)) return;
+  writeFileSync(file, `${process.pid}\n${url}\n`);
+}
+
+/** The live process holding `dataDir`, and the address it recorded (undefined before it listens). */
+export function lockOwner(dataDir: string): { pid: number; url?: string } | null {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, 'ucp.lock'), 'utf8');
+  } catch {
+    return null;
+  }
+  const pid = ownerPid(text);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return null;
+  const url = text.split('\n')[1]?.trim();
+  return url ? { pid, url } : { pid };
 }

@@ -2,7 +2,8 @@
  * Development-only controls on the platform address, for test suites that share one running
  * server (docs/cli.md): `POST /dev/shops/{id}/reset` is `ucp-storefront reset --shop ID` done by the
  * server itself, so it also works while the server holds the embedded database, and this process's
- * caches start over. Absent (404) with NODE_ENV=production.
+ * caches start over; `GET /dev/shops/{id or domain}/requests` and the page at `/dev/` are the
+ * request inspector (docs/sandbox.md). Absent (404) with NODE_ENV=production.
  *
  * No web page may fire them (issue 29: a `text/plain` form auto-submitted from another origin wiped
  * a shop's carts). A state-changing route here answers only a request a browser cannot send
@@ -15,11 +16,14 @@ import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { resetShop } from '../seed/reset.ts';
 import { cloneRoute } from './clone.ts';
+import { forgetKeys } from '../http/inspector/store.ts';
+import { listRequests, shopByRef } from './requests.ts';
+import { inspectorPage, inspectorScript } from './inspector-page.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** `application/json`, with parameters (charset) allowed; `+json` types too (none is form-encodable). */
 const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
-const HOW = `Send POST with the header Content-Type: application/json from a script or curl, e.g. curl -X POST -H 'Content-Type: application/json' http://localhost:8080/dev/shops/SHOP_ID/reset`;
+const HOW = `Send POST with the header Content-Type: application/json from a script or curl, e.g. curl -X POST -H 'Content-Type: application/json' http://localhost:8080/dev/shops/SHOP_ID_OR_DOMAIN/reset`;
 
 /** Refuses what a web page could forge: a simple (form-encodable) request, or one from another origin. */
 export const unforgeable: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -39,10 +43,20 @@ export function devRoutes() {
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => (c.get('config').mode !== 'development' ? c.notFound() : next()));
   app.use('*', unforgeable);
-  app.post('/shops/:id/reset', async (c) => {
-    // An unknown shop is NoSuchShop: 404 by the REST table (http/errors.ts).
-    return c.json(await resetShop(c.get('db'), c.req.param('id')));
+  app.post('/shops/:shop/reset', async (c) => {
+    // By id or domain; an unknown shop is NoSuchShop: 404 by the REST table (http/errors.ts).
+    const shop = await shopByRef(c.get('db'), c.req.param('shop'));
+    const summary = await resetShop(c.get('db'), shop.id);
+    forgetKeys(shop.id); // the server forgot its idempotency keys: the inspector's notes too
+    return c.json(summary);
   });
   cloneRoute(app); // POST /shops/:id/clone (./clone.ts)
+
+  // The request inspector (docs/sandbox.md): JSON, the page, its script.
+  app.get('/shops/:shop/requests', listRequests);
+  // `/dev` and `/dev/` (the README's address): a mounted app's '/' is only the former.
+  app.get('/', inspectorPage);
+  app.get('/:slash{/?}', inspectorPage);
+  app.get('/inspector.js', inspectorScript);
   return app;
 }

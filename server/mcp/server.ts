@@ -39,6 +39,7 @@ import { callTool, inputSchemaOf, invalidParams, TOOLS, TOOLS_LIST_RESULT, type 
 import { inputErrorResult } from './input-errors.ts';
 import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
+import { DEMO_FIXTURES, DEMO_SHOP_ID } from '../seed/fixtures.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -58,6 +59,17 @@ const INSTRUCTIONS =
   '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
   'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
 
+/**
+ * What this shop's server tells the model at `initialize`. A development server adds that it is a
+ * sandbox and, on the demo shop, its fixtures (docs/sandbox.md); a production shop never advertises
+ * test data.
+ */
+function instructionsFor(ctx: Pick<McpAuthContext, 'config' | 'shop'>): string {
+  if (ctx.config.mode !== 'development') return INSTRUCTIONS;
+  const sandbox = `${INSTRUCTIONS} This is a development sandbox: nothing is charged or shipped.`;
+  return ctx.shop.id === DEMO_SHOP_ID ? `${sandbox} ${DEMO_FIXTURES}` : sandbox;
+}
+
 function record(state: CallState, err: McpProtocolError): McpProtocolError {
   state.httpStatus = err.httpStatus;
   Object.assign(state.headers, err.httpHeaders);
@@ -72,8 +84,8 @@ function stateOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Cal
   return state;
 }
 
-function buildServer(): Server {
-  const server = new Server({ name: 'ucp-storefront', version: PACKAGE_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+function buildServer(instructions: string): Server {
+  const server = new Server({ name: 'ucp-storefront', version: PACKAGE_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, () => TOOLS_LIST_RESULT as never);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = stateOf(extra as never);
@@ -105,14 +117,15 @@ interface ConnectedServer {
   server: Server;
   transport: ExchangeTransport;
 }
-const idle: ConnectedServer[] = [];
+/** Idle servers by their instructions (at most three texts: production, development, the demo shop's). */
+const idle = new Map<string, ConnectedServer[]>();
 const POOL_MAX = 32;
 /** Servers taken from the pool and not yet given back: 0 whenever no POST is in flight (tests read it). */
 let inUse = 0;
 export const mcpServersInUse = () => inUse;
 
-async function connectedServer(): Promise<ConnectedServer> {
-  const server = buildServer();
+async function connectedServer(instructions: string): Promise<ConnectedServer> {
+  const server = buildServer(instructions);
   const transport = new ExchangeTransport();
   await server.connect(transport);
   return { server, transport };
@@ -292,13 +305,16 @@ function transportProblem(toSdk: JSONRPCMessage[], ctx: McpAuthContext): McpAnsw
 /** Runs messages through a pooled server; the server goes back to the pool whatever happens. */
 async function exchange(toSdk: JSONRPCMessage[], state: CallState): Promise<JSONRPCMessage[]> {
   if (toSdk.length === 0) return [];
-  const pair = idle.pop() ?? (await connectedServer());
+  const instructions = instructionsFor(state.ctx);
+  let pool = idle.get(instructions);
+  if (!pool) idle.set(instructions, (pool = []));
+  const pair = pool.pop() ?? (await connectedServer(instructions));
   inUse++;
   try {
     return await pair.transport.exchange(toSdk, { authInfo: { token: '', clientId: 'ucp-agent', scopes: [], extra: { state } } });
   } finally {
     inUse--;
-    if (idle.length < POOL_MAX) idle.push(pair);
+    if (pool.length < POOL_MAX) pool.push(pair);
   }
 }
 

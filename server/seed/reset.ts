@@ -46,7 +46,7 @@ export class NoSuchShop extends DomainError {
 /** Resets `shopId`. `catalogFile`: a parsed catalog file to restore instead of the demo data. */
 export async function resetShop(db: DB, shopId: string, opts: { catalogFile?: unknown; catalogSource?: string } = {}): Promise<ResetSummary> {
   const shop = await db.selectFrom('shops').select('id').where('id', '=', shopId).executeTakeFirst();
-  if (!shop) throw new NoSuchShop(`No shop ${shopId}.`);
+  if (!shop) throw new NoSuchShop(`No shop with id or domain '${shopId}'.`);
   const file = (opts.catalogFile ?? demoCatalogOf(shopId)) as { shop?: { id?: string }; products?: Array<{ id: string }>; [SOURCE]?: string } | undefined;
   if (file && file.shop?.id !== shopId) throw new Error(`The catalog file is for shop ${file.shop?.id ?? '(none)'}, not ${shopId}.`);
   if (file) checkCatalogFile(file); // a bad file fails before anything is deleted

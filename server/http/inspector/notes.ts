@@ -1,0 +1,95 @@
+/**
+ * Hygiene notes: what the agent's own sequence of requests says about it, computed as each exchange
+ * is recorded (store.ts keeps the state). Each note names the mistake and what to do instead, in
+ * the words of docs/carts.md and docs/access.md:
+ *  - a write (create, update, cancel) without an idempotency key;
+ *  - a retry of an operation sooner than the Retry-After its last 429/503 gave;
+ *  - one idempotency key sent with two different requests;
+ *  - no UCP-Agent profile named, or one the server refused (discovery errors);
+ *  - a product id where a cart line takes a variant id (record.ts: it needs the catalog).
+ */
+import type { InspectorTransport, Note, ShopLog } from './store.ts';
+
+/** One UCP operation inside an exchange (an MCP batch has several). */
+export interface Call {
+  operation: string;
+  write: boolean;
+  idempotencyKey?: string;
+  /** What was asked, canonical: the same request twice gives the same text ('' when the body was not read). */
+  fingerprint: string;
+  /** A UCP-Agent header or MCP meta["ucp-agent"] was sent. */
+  agentNamed: boolean;
+}
+
+export interface Seen {
+  exchangeId: number;
+  /** When the request arrived, and when its answer left (Retry-After counts from there). */
+  at: number;
+  endedAt: number;
+  /** The agent: its profile, else its address (so two agents' sequences never mix). */
+  who: string;
+  transport: InspectorTransport;
+  calls: Call[];
+  status: number;
+  retryAfterS?: number;
+  /** A discovery error the server answered (the profile refused): code and text. */
+  profileRefusal?: { code: string; content: string };
+}
+
+export const WRITE_OPERATIONS = new Set(['create_cart', 'update_cart', 'cancel_cart']);
+
+/** JSON with object keys sorted, so key order does not make two equal requests differ. */
+export function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+}
+
+const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+
+/** An agent's own traffic is held to these; the shop's pages (host.js) send no UCP-Agent by design. */
+const AGENT_TRANSPORTS = new Set<InspectorTransport>(['rest', 'mcp']);
+
+function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
+  if (!call.write) return [];
+  if (!call.idempotencyKey) {
+    const how = s.transport === 'mcp' ? 'arguments.meta["idempotency-key"]' : 'the Idempotency-Key header';
+    return [{ code: 'idempotency_key_missing', message: `${call.operation} is a write sent without an idempotency key: if the answer is lost, a retry applies it twice. Send a fresh UUID in ${how}, and the same one only to retry this request.` }];
+  }
+  if (call.fingerprint === '') return []; // not read: nothing to compare
+  const first = log.keys.get(call.idempotencyKey);
+  if (!first) {
+    log.rememberKey(call.idempotencyKey, { fingerprint: call.fingerprint, exchange: s.exchangeId });
+    return [];
+  }
+  if (first.fingerprint === call.fingerprint) return []; // a true retry
+  return [{ code: 'idempotency_key_reused', message: `Idempotency key '${call.idempotencyKey.slice(0, 80)}' was first sent with a different request (exchange #${first.exchange}). A key names one logical write: send a fresh key for a new request, the same key only to retry the same request.` }];
+}
+
+function retryNote(log: ShopLog, s: Seen, call: Call): Note[] {
+  const slot = `${s.who}\n${call.operation}`;
+  const wait = log.waits.get(slot);
+  if (!wait) return [];
+  if (s.at >= wait.until) {
+    log.waits.delete(slot);
+    return [];
+  }
+  return [{ code: 'retry_too_soon', message: `${call.operation} retried ${seconds(s.at - wait.at)} after a ${wait.status} that said Retry-After: ${wait.seconds}. Wait at least the Retry-After (the typed client does), then retry with the same idempotency key.` }];
+}
+
+/** The notes of one exchange, and the sequence state updated with it. */
+export function hygieneNotes(log: ShopLog, s: Seen): Note[] {
+  const notes: Note[] = [];
+  for (const call of s.calls) notes.push(...retryNote(log, s, call), ...keyNotes(log, s, call));
+  if (AGENT_TRANSPORTS.has(s.transport) && s.calls.some((c) => !c.agentNamed)) {
+    const how = s.transport === 'mcp' ? 'arguments.meta["ucp-agent"].profile on every tools/call' : 'a UCP-Agent: profile="<URL>" header';
+    notes.push({ code: 'ucp_agent_missing', message: `No agent profile named: send ${how} (on a development server the demo agent's profile works; docs/access.md "Zero setup"). Without it the shop cannot tell agents apart or negotiate capabilities.` });
+  } else if (s.profileRefusal) {
+    notes.push({ code: 'ucp_agent_unsupported', message: `The agent profile was refused (${s.profileRefusal.code}): ${s.profileRefusal.content.slice(0, 300)}` });
+  }
+  if ((s.status === 429 || s.status === 503) && s.retryAfterS !== undefined) {
+    for (const call of s.calls) log.rememberWait(`${s.who}\n${call.operation}`, { until: s.endedAt + s.retryAfterS * 1000, seconds: s.retryAfterS, status: s.status, at: s.endedAt });
+  }
+  return notes;
+}
