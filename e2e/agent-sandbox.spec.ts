@@ -72,6 +72,20 @@ test('an agent discovers, searches, builds a customized cart through an injected
   expect(cart.continue_url).toBe(`${shop}/cart/${cart.id}`);
   await page.goto(cart.continue_url);
   await expect(page.getByText(cart.line_items[0].item.title).first()).toBeVisible();
+
+  // 6. What the agent did, as the sandbox saw it (docs/sandbox.md "Request inspector"): this test's
+  // shop only, newest first. The 503 and its retry under one key carry no note; a write without a
+  // key does.
+  const careless = await ucp(`${rest}/carts`, { body: { line_items: [{ item: { id: variant.id }, quantity: 1, customizations }] } }, profile);
+  expect(careless.status).toBe(201);
+  const seen = await (await fetch(`${sandbox.url}/dev/shops/${encodeURIComponent(new URL(shop).hostname)}/requests`)).json();
+  const creates = seen.exchanges.filter((x: { operation: string; transport: string }) => x.operation === 'create_cart' && x.transport === 'rest');
+  expect(creates.map((x: { status: number }) => x.status)).toEqual([201, 201, 201, 503]);
+  expect(creates.slice(1).map((x: { idempotency_key: string }) => x.idempotency_key)).toEqual([key, key, key]);
+  expect(creates.slice(1).flatMap((x: { notes: unknown[] }) => x.notes)).toEqual([]);
+  expect(creates[0].idempotency_key).toBeNull();
+  expect(creates[0].notes.map((n: { code: string }) => n.code)).toEqual(['idempotency_key_missing']);
+  expect(creates[0].agent).toBe(profile);
 });
 
 test("a test's shop holds only its own carts, whatever runs beside it", async ({ shop, sandbox, baseURL }) => {

@@ -107,7 +107,7 @@ describe('usage', () => {
   });
 });
 
-describe('commands on a database', () => {
+describe('commands on a database', { timeout: 120_000 }, () => {
   it('seed --demo loads the demo shops with progress on stderr; --json gives the results', async () => {
     const r = await cli('seed', '--demo', '--json');
     expect(r.code, r.err).toBe(0);
@@ -208,7 +208,7 @@ describe('commands on a database', () => {
   });
 });
 
-describe('reset --shop', () => {
+describe('reset --shop', { timeout: 120_000 }, () => {
   it('deletes carts, idempotency records, orders and customers, and restores the seeded catalog', async () => {
     const db = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL || undefined });
     try {
