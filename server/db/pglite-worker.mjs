@@ -16,8 +16,8 @@
  * The first message, id 0, says the database is open (or why it could not be).
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { readFileSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,16 +25,35 @@ import { PGlite, parse, protocol, types } from '@electric-sql/pglite';
 import { DurableNodeFS, WalFlusher, durableStartParams } from './pglite-durable.mjs';
 
 /**
- * A throwaway in-memory database starts from a snapshot of an empty cluster: initdb in WASM takes
- * about 2 s, restoring the snapshot about 0.35 s (docs/benchmarks.md), and tests open hundreds.
+ * A new database starts from a snapshot of an empty cluster instead of running initdb: initdb in WASM
+ * takes about 2 s on a quiet machine (5-6 s on a busy one), restoring the snapshot about 0.35 s
+ * (docs/benchmarks.md). Tests open hundreds of in-memory databases; every sandbox, demo and
+ * `seed` into a new data directory opens one on disk.
  * The snapshot is made by the first process that needs it, right after initdb (before any setting
  * or data), and kept in the OS temp directory per PGlite version; a file that does not restore is
- * removed and the cluster made from scratch.
- * @param {import('@electric-sql/pglite').PGliteOptions} options
+ * removed and the cluster made from scratch. On disk this changes nothing about durability: PGlite's
+ * own initdb also runs in memory and unpacks its result into the directory the same way.
  */
-async function createInMemory(options) {
+function snapshotFile() {
   const pkg = join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '..', 'package.json');
-  const file = join(tmpdir(), `ucp-storefront-pglite-${JSON.parse(readFileSync(pkg, 'utf8')).version}-empty.tar`);
+  return join(tmpdir(), `ucp-storefront-pglite-${JSON.parse(readFileSync(pkg, 'utf8')).version}-empty.tar`);
+}
+
+/** Saves a new cluster's files as the snapshot: written whole under a private name, then renamed. */
+async function saveSnapshot(/** @type {PGlite} */ db) {
+  const file = snapshotFile();
+  await db.exec('CHECKPOINT');
+  const bytes = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
+  const tmp = `${file}.${process.pid}.${threadId}`;
+  await writeFile(tmp, bytes)
+    .then(() => rename(tmp, file))
+    .catch(() => rm(tmp, { force: true }));
+  return bytes;
+}
+
+/** @param {import('@electric-sql/pglite').PGliteOptions} options */
+async function createInMemory(options) {
+  const file = snapshotFile();
   const snapshot = await readFile(file).catch(() => null);
   if (snapshot) {
     try {
@@ -44,13 +63,36 @@ async function createInMemory(options) {
     }
   }
   const db = await PGlite.create('memory://', options);
-  await db.exec('CHECKPOINT');
-  const tmp = `${file}.${process.pid}.${threadId}`;
-  // Written whole under a private name, then renamed: a reader never sees half a snapshot.
-  await writeFile(tmp, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()))
-    .then(() => rename(tmp, file))
-    .catch(() => rm(tmp, { force: true }));
+  await saveSnapshot(db);
   return db;
+}
+
+/**
+ * A database in `dataDir`: a directory without a cluster gets the snapshot's (made first, in memory,
+ * when there is none). `options()` gives fresh options each time (a file system object is used once).
+ * A snapshot that fails to restore leaves nothing behind: the entries it added are removed (the
+ * directory had no cluster, and the lock file was there before), the file too, and a new one is
+ * made and tried once; should that fail as well, initdb runs in the directory as PGlite does it.
+ * @param {string} dataDir @param {() => import('@electric-sql/pglite').PGliteOptions} options
+ * @param {boolean} [retried] a snapshot already failed once: the next failure runs initdb here
+ */
+async function createOnDisk(dataDir, options, retried = false) {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(options());
+  const file = snapshotFile();
+  let snapshot = await readFile(file).catch(() => null);
+  if (!snapshot) {
+    const scratch = await PGlite.create('memory://', { parsers: options().parsers, pgliteWasmModule: options().pgliteWasmModule });
+    snapshot = await saveSnapshot(scratch).finally(() => scratch.close());
+  }
+  await mkdir(dataDir, { recursive: true }); // as PGlite's own file system would
+  const before = new Set(await readdir(dataDir));
+  try {
+    return await PGlite.create({ ...options(), loadDataDir: new Blob([snapshot]) });
+  } catch {
+    for (const entry of await readdir(dataDir)) if (!before.has(entry)) await rm(join(dataDir, entry), { recursive: true, force: true });
+    await rm(file, { force: true });
+    return retried ? PGlite.create(options()) : createOnDisk(dataDir, options, true);
+  }
 }
 
 /**
@@ -126,11 +168,13 @@ try {
   // On disk, a commit is acknowledged only once its WAL is on stable storage (pglite-durable.mjs);
   // a throwaway in-memory database has nothing to flush.
   const flusher = durable && !dataDir.startsWith('memory://') ? new WalFlusher() : undefined;
-  const db = flusher
-    ? await PGlite.create({ fs: new DurableNodeFS(dataDir, flusher), startParams: durableStartParams(PGlite.defaultStartParams), parsers, ...compiled })
-    : dataDir.startsWith('memory://')
-      ? await createInMemory({ parsers, ...compiled })
-      : await PGlite.create(dataDir, { parsers, ...compiled });
+  const db = dataDir.startsWith('memory://')
+    ? await createInMemory({ parsers, ...compiled })
+    : await createOnDisk(dataDir, () =>
+        flusher
+          ? { fs: new DurableNodeFS(dataDir, flusher), startParams: durableStartParams(PGlite.defaultStartParams), parsers, ...compiled }
+          : { dataDir, parsers, ...compiled },
+      );
   await db.exec(setup);
   const run = preparedRunner(db);
   /** @param {number} id @param {unknown} error */
