@@ -56,7 +56,7 @@ describe('startSandbox', () => {
     expect(await sandbox.reset()).toMatchObject({ shop: 'shop_demo', deleted: { carts: 1 } });
     expect(await inDemo.getCart(demoCart.data.id)).toMatchObject({ ok: false, messages: [{ code: 'not_found' }] });
     expect(await inA.getCart(cart.data.id)).toMatchObject({ ok: true, data: { id: cart.data.id } });
-    await expect(sandbox.reset('shop_nope')).rejects.toThrow(/HTTP 404 not_found No shop shop_nope/);
+    await expect(sandbox.reset('shop_nope')).rejects.toThrow(/HTTP 404 not_found No shop with id or domain 'shop_nope'/);
     await expect(sandbox.newShop({ domain: 'example.com' })).rejects.toThrow(/HTTP 400 .*under \.localhost/);
   });
 

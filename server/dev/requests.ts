@@ -16,7 +16,7 @@ import { BODY_MAX_CHARS, exchangesOf, MAX_SHOPS, RING_SIZE } from '../http/inspe
 /** A shop by its id or its domain; NoSuchShop (404) naming both forms otherwise. */
 export async function shopByRef(db: DB, ref: string): Promise<Shop> {
   const shop = await findShopByIdOrDomain(db, ref);
-  if (!shop) throw new NoSuchShop(`No shop with id or domain '${ref.slice(0, 200)}'. Name a shop by its id (shop_demo) or its domain (demo.localhost); http://localhost:PORT/ lists them.`);
+  if (!shop) throw new NoSuchShop(`No shop with id or domain '${ref.slice(0, 200)}'. Name a shop by its id (shop_demo) or its domain (demo.localhost); the platform's home page, /, lists them.`);
   return shop;
 }
 
