@@ -8,9 +8,14 @@ import '../test/support/localhost-dns.mjs';
 import { expect, test } from '@playwright/test';
 
 test('the inspector page shows an exchange the test just made, live, and reads at 390 px', async ({ page, baseURL }) => {
-  const shop = baseURL!;
-  const platform = shop.replace('//demo.localhost', '//localhost');
-  const profile = `${shop.replace('//demo.', '//agent.')}/.well-known/ucp`;
+  // A shop of this test's own (a clone of the demo): the suite's other worker uses the demo shop,
+  // and its exchanges would otherwise come on top of this test's.
+  const platform = baseURL!.replace('//demo.localhost', '//localhost');
+  const clone = await fetch(`${platform}/dev/shops/shop_demo/clone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(clone.status).toBe(201);
+  const { domain } = await clone.json();
+  const shop = `http://${domain}:${new URL(platform).port}`;
+  const profile = `${baseURL!.replace('//demo.', '//agent.')}/.well-known/ucp`;
   const marker = `insp-${Date.now()}`;
   // A write without an idempotency key: the note the page must highlight.
   const created = await fetch(`${shop}/api/ucp/carts`, {
@@ -21,7 +26,7 @@ test('the inspector page shows an exchange the test just made, live, and reads a
   expect(created.status).toBe(201);
 
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.goto(`${platform}/dev/?shop=demo.localhost`);
+  await page.goto(`${platform}/dev/?shop=${domain}`);
   const row = page.locator('li.ex', { hasText: 'create_cart' }).filter({ hasText: profile }).first();
   await expect(row).toBeVisible();
   await expect(row.locator('ul.notes')).toContainText('without an idempotency key');

@@ -19,6 +19,7 @@ body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1
 h1{font-size:1.3rem;margin:.2rem 0 .6rem}
 form{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center;margin-bottom:.6rem}
 select,button{font:inherit;padding:.3rem .5rem}
+select{min-width:0;max-width:100%;flex:1 1 12rem}
 #status{color:#555;font-size:.9rem;margin:.3rem 0}
 ol{list-style:none;padding:0;margin:0}
 li.ex{border:1px solid #ccc;border-radius:6px;margin:.4rem 0;padding:.4rem .6rem}
