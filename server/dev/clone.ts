@@ -10,13 +10,15 @@ import type { AppEnv } from '../http/env.ts';
 import { readJson } from '../http/body.ts';
 import { validate } from '../core/validate.ts';
 import { cloneDemoShop } from '../seed/clone.ts';
+import { shopByRef } from './requests.ts';
 
 const CloneRequest = z.strictObject({ domain: z.optional(z.string().check(z.maxLength(253))) });
 
 export function cloneRoute(app: Hono<AppEnv>): void {
-  app.post('/shops/:id/clone', async (c) => {
+  app.post('/shops/:shop/clone', async (c) => {
     const body = validate(CloneRequest, await readJson(c), { code: 'invalid_request' });
-    const shop = await cloneDemoShop(c.get('db'), c.req.param('id'), body);
+    const source = await shopByRef(c.get('db'), c.req.param('shop')); // an id or a domain, as reset and requests take
+    const shop = await cloneDemoShop(c.get('db'), source.id, body);
     const { protocol, port } = new URL(c.req.url);
     return c.json({ ...shop, url: `${protocol}//${shop.domain}${port ? `:${port}` : ''}` }, 201);
   });

@@ -50,7 +50,7 @@ export function devRoutes() {
     forgetKeys(shop.id); // the server forgot its idempotency keys: the inspector's notes too
     return c.json(summary);
   });
-  cloneRoute(app); // POST /shops/:id/clone (./clone.ts)
+  cloneRoute(app); // POST /shops/:shop/clone (./clone.ts)
 
   // The request inspector (docs/sandbox.md): JSON, the page, its script.
   app.get('/shops/:shop/requests', listRequests);

@@ -13,7 +13,7 @@ import type { DB } from '../db/index.ts';
 import { loadCatalogFile } from '../core/catalog-load.ts';
 import { Conflict, InvalidRequest } from '../core/errors.ts';
 import { forgetCachedShops } from '../core/shops.ts';
-import { demoCatalogOf, NoSuchShop } from './reset.ts';
+import { demoCatalogOf } from './reset.ts';
 
 /** One or more DNS labels under `localhost` (RFC 6761 §6.3): `t-1.localhost`, `a.b.localhost`. */
 export const CLONE_DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,4}localhost$/;
@@ -26,17 +26,10 @@ export interface ClonedShop {
   products: number;
 }
 
-/** `source`: a shop id (`shop_demo`) or its domain (`demo.localhost`). */
-export async function cloneDemoShop(db: DB, source: string, opts: { domain?: string } = {}): Promise<ClonedShop> {
-  const byDomain = source.includes('.') ? await db.selectFrom('shops').select('id').where('domain', '=', source).executeTakeFirst() : undefined;
-  if (source.includes('.') && !byDomain) throw new NoSuchShop(`No shop on ${source}.`);
-  const sourceId = byDomain?.id ?? source;
+/** `sourceId`: an existing shop's id (the route resolves an id or a domain: server/dev/requests.ts `shopByRef`). */
+export async function cloneDemoShop(db: DB, sourceId: string, opts: { domain?: string } = {}): Promise<ClonedShop> {
   const file = demoCatalogOf(sourceId) as { shop: { id: string; domain: string } } | undefined;
-  if (!file) {
-    const exists = await db.selectFrom('shops').select('id').where('id', '=', sourceId).executeTakeFirst();
-    if (!exists) throw new NoSuchShop(`No shop ${sourceId}.`);
-    throw new InvalidRequest('not_cloneable', `Shop ${sourceId} has no seed file in server/seed/data to copy; only the demo shops can be cloned.`);
-  }
+  if (!file) throw new InvalidRequest('not_cloneable', `Shop ${sourceId} has no seed file in server/seed/data to copy; only the demo shops can be cloned.`);
   const suffix = randomBytes(5).toString('hex');
   const label = file.shop.domain.split('.')[0];
   const domain = opts.domain ?? `${label}-${suffix}.localhost`;
