@@ -16,6 +16,9 @@ import type { Shop } from '../formats/types.ts';
 export const OPERATIONS = ['search_catalog', 'lookup_catalog', 'get_product', 'create_cart', 'get_cart', 'update_cart', 'cancel_cart'] as const;
 export type OperationName = (typeof OPERATIONS)[number];
 
+/** The operations that change a cart (write budgets, idempotency, the inspector's notes). */
+export const WRITE_OPERATIONS: ReadonlySet<string> = new Set<OperationName>(['create_cart', 'update_cart', 'cancel_cart']);
+
 export const TIERS = ['token', 'signed', 'anonymous'] as const;
 export type Tier = (typeof TIERS)[number];
 

@@ -9,7 +9,7 @@
  */
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import type { OperationName, Tier } from '../core/access-policy.ts';
+import { WRITE_OPERATIONS, type OperationName, type Tier } from '../core/access-policy.ts';
 import { bucketStoreFor } from './db-bucket-store.ts';
 import type { BucketPolicy } from './rate-limit.ts';
 
@@ -27,10 +27,9 @@ export const DEFAULT_TRANSPORT_LIMITS: Budgets = {
   keyed: { read: { capacity: 2000, refillPerSecond: 500 }, write: { capacity: 1000, refillPerSecond: 200 } },
 };
 
-const WRITES: ReadonlySet<OperationName> = new Set(['create_cart', 'update_cart', 'cancel_cart']);
 
 export function operationClass(op: OperationName): OperationClass {
-  return WRITES.has(op) ? 'write' : 'read';
+  return WRITE_OPERATIONS.has(op) ? 'write' : 'read';
 }
 
 const cache = new WeakMap<Shop['settings'], Budgets>();

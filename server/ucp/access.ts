@@ -10,26 +10,9 @@ import { parseDictionary } from 'structured-headers';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { AccessDenied, authenticate, CapabilitiesIncompatible, headerReader, incompatibleBody } from '../http/authenticate.ts';
-import type { OperationName } from '../core/access-policy.ts';
+import { restOperation } from '../http/rest-operation.ts';
 import { shopOf } from './guard.ts';
 import { CAPABILITIES } from '../core/ucp-profile.ts';
-
-/** The UCP operation of a REST request (path relative to the REST endpoint), if it is one. */
-export function restOperation(method: string, path: string): OperationName | undefined {
-  const m = method.toUpperCase();
-  if (m === 'POST') {
-    if (path === '/catalog/search') return 'search_catalog';
-    if (path === '/catalog/lookup') return 'lookup_catalog';
-    if (path === '/catalog/product') return 'get_product';
-    if (path === '/carts') return 'create_cart';
-    if (/^\/carts\/[^/]+\/cancel$/.test(path)) return 'cancel_cart';
-  }
-  if (/^\/carts\/[^/]+$/.test(path)) {
-    if (m === 'GET') return 'get_cart';
-    if (m === 'PUT') return 'update_cart';
-  }
-  return undefined;
-}
 
 /** The `profile` member of `UCP-Agent` (RFC 8941 dictionary), or undefined when the header is absent. */
 export function ucpAgentProfile(header: string | undefined): string | undefined {

@@ -36,8 +36,6 @@ export interface Seen {
   profileRefusal?: { code: string; content: string };
 }
 
-export const WRITE_OPERATIONS = new Set(['create_cart', 'update_cart', 'cancel_cart']);
-
 /** JSON with object keys sorted, so key order does not make two equal requests differ. */
 export function canonical(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';

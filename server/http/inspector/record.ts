@@ -14,26 +14,19 @@ import type { Shop } from '../../formats/types.ts';
 import { log } from '../../lib/log.ts';
 import { parseJson, redactBody, redactHeaders } from './redact.ts';
 import { BODY_MAX_CHARS, logFor, nextExchangeId, type Exchange, type InspectorTransport, type Note } from './store.ts';
-import { canonical, hygieneNotes, WRITE_OPERATIONS, type Call } from './notes.ts';
+import { canonical, hygieneNotes, type Call } from './notes.ts';
+import { WRITE_OPERATIONS } from '../../core/access-policy.ts';
+import { restOperation } from '../rest-operation.ts';
 
 /** What the shop's own page may say about itself (host.js's WebMCP tools): `UCP-Inspector-Transport: webmcp`. */
 export const PAGE_TRANSPORT_HEADER = 'ucp-inspector-transport';
 const DISCOVERY_CODES = new Set(['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported']);
-const REST_OPERATIONS: Array<[method: string, path: RegExp, operation: string]> = [
-  ['POST', /^\/catalog\/search\/?$/, 'search_catalog'],
-  ['POST', /^\/catalog\/lookup\/?$/, 'lookup_catalog'],
-  ['POST', /^\/catalog\/product\/?$/, 'get_product'],
-  ['POST', /^\/carts\/?$/, 'create_cart'],
-  ['GET', /^\/carts\/[^/]+\/?$/, 'get_cart'],
-  ['PUT', /^\/carts\/[^/]+\/?$/, 'update_cart'],
-  ['POST', /^\/carts\/[^/]+\/cancel\/?$/, 'cancel_cart'],
-];
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function restOperation(method: string, path: string): string {
+/** The UCP operation of a request under `/api/ucp`, or `METHOD /path` for anything else. */
+function restOperationName(method: string, path: string): string {
   const rest = path.replace(/^\/api\/ucp/, '');
-  for (const [m, re, op] of REST_OPERATIONS) if (m === method && re.test(rest)) return op;
-  return `${method} ${rest.slice(0, 80) || '/'}`;
+  return restOperation(method, rest) ?? `${method} ${rest.slice(0, 80) || '/'}`;
 }
 
 /** Host.js on the shop's own page carries its storefront token; the embedded cart page is `/cart/…`. */
@@ -145,7 +138,7 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     ({ calls, profile } = mcpCalls(req.parsed));
     kind = 'mcp';
   } else {
-    const operation = restOperation(c.req.method, path);
+    const operation = restOperationName(c.req.method, path);
     const key = c.req.header('idempotency-key');
     // A body the server never read (a fault, a refusal first) has no fingerprint: '' compares with nothing.
     // Only a keyed write is compared with earlier uses of its key: reads are not fingerprinted.
