@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { openDatabase } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { cpuSeconds, freePort, measure, residentMb, startChild, stop } from './support.ts';
 import { SEARCH_QUERIES } from './search.ts';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../server/db/index.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { createTestDatabase, startTempPostgres } from '../test/support/postgres.ts';

@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import { openDatabase } from '../server/db/index.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 

@@ -26,7 +26,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { openDatabase } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
-import { loadCatalogs } from '../server/core/catalog-load.ts';
+import { loadCatalogs } from '../server/core/catalog/catalog-load.ts';
 import { generateCatalog, generateProduct } from '../server/seed/generate.ts';
 import { createTestDatabase, startTempPostgres } from '../test/support/postgres.ts';
 import { cpuSeconds, freePort, measure, residentMb, startChild, stop } from './support.ts';

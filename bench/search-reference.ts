@@ -10,7 +10,7 @@
 import { createServer } from 'node:http';
 import { sql } from 'kysely';
 import { openDatabase } from '../server/db/index.ts';
-import { parseQuery, readyCatalogIndex } from '../server/core/catalog-index.ts';
+import { parseQuery, readyCatalogIndex } from '../server/core/search/catalog-index.ts';
 
 const [dataDir, port, shopId, mode] = process.argv.slice(2);
 const prebuilt = mode === 'prebuilt';

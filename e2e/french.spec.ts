@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
 
 // A French page end to end: the widget's own words (src/views/i18n.ts), the catalog's French texts
-// and the server's cart words (server/core/cart-words.ts, customization display_text) together.
+// and the server's cart words (server/core/carts/cart-words.ts, customization display_text) together.
 test('a shopper on the French page: product, errors, cart and a rejected code are all in French', async ({ page }) => {
   await page.goto('/products/engraved-flask');
   const product = page.locator('ucp-product');

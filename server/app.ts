@@ -13,7 +13,7 @@ import type { AppEnv } from './http/env.ts';
 import { protocolError, renderError } from './http/errors.ts';
 import { publicCors, simpleCorsHeaders, UCP_ALLOW_HEADERS } from './http/cors.ts';
 import { requestOrigin } from './http/origin.ts';
-import { cachedShop, findShopByDomain } from './core/shops.ts';
+import { cachedShop, findShopByDomain } from './core/shops/shops.ts';
 import { DISCOVERY_PATH, discoveryFastPath, discoveryHandler } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';

@@ -13,7 +13,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { checkConfig, ConfigError, loadConfig, logJson } from './config.ts';
 import { configureLog, log } from './lib/log.ts';
-import { useKeyEncryptionSecret } from './core/signing-keys.ts';
+import { useKeyEncryptionSecret } from './core/access/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { demoShops, startServer } from './server.ts';

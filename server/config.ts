@@ -74,7 +74,7 @@ export interface Config {
   workers?: number;
   /**
    * KEY_ENCRYPTION_SECRET: encrypts webhook signing keys and keys storefront tokens
-   * (core/signing-keys.ts). Required in production (at least 32 characters; checkConfig). Unset in
+   * (core/access/signing-keys.ts). Required in production (at least 32 characters; checkConfig). Unset in
    * development: the public DEVELOPMENT_KEY_ENCRYPTION_SECRET.
    */
   keyEncryptionSecret?: string;
@@ -90,7 +90,7 @@ export interface Config {
    * refused by checkConfig.
    */
   searchIndexBudgetMb?: number;
-  /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/webhooks.ts defaults). */
+  /** Webhook delivery timing (WEBHOOK_POLL_MS, WEBHOOK_RETRY_BASE_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_LEASE_MS; core/orders/webhooks.ts defaults). */
   webhooks: { pollMs?: number; retryBaseMs?: number; maxAttempts?: number; leaseMs?: number };
   /** Switches set to a value that is not one of FLAG_VALUES: checkConfig refuses to start. */
   settingProblems?: string[];

@@ -9,7 +9,7 @@ import { ConfigError, type Config } from './config.ts';
 import { log as serverLog } from './lib/log.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
 import { DEMO_FIXTURES } from './seed/fixtures.ts';
-import { demoAgentProfileUrl } from './core/ucp-profile.ts';
+import { demoAgentProfileUrl } from './core/shops/ucp-profile.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
 /** Shops the start-up banner lists by name. */

@@ -15,7 +15,7 @@ import { adminRoutes } from './oauth/admin.ts';
 import { merchantRoutes } from './merchant/routes.ts';
 import { devRoutes } from './dev/routes.ts';
 import { platformHome } from './oauth/home.ts';
-import { DomainError, ERROR_CODES } from './core/errors.ts';
+import { DomainError, ERROR_CODES } from './core/shared/errors.ts';
 import { envelope } from './merchant/errors.ts';
 import { incomingOf, metricsHandler, nameRoute } from './http/metrics.ts';
 import type { IncomingMessage } from 'node:http';

@@ -11,10 +11,10 @@ import { recordAddress } from './db/data-dir-lock.ts';
 import { createRequestListener } from './app.ts';
 import { watchDatabase } from './http/metrics.ts';
 import { prepareDatabase } from './seed/prepare.ts';
-import { startCartPurge } from './core/carts.ts';
-import { startWebhookWorker } from './core/webhooks.ts';
-import { DEFAULT_INDEX_BUDGET_MB, dropCatalogIndexes, indexTuning, setSearchIndexBudget } from './core/catalog-index.ts';
-import { useKeyEncryptionSecret } from './core/signing-keys.ts';
+import { startCartPurge } from './core/carts/carts.ts';
+import { startWebhookWorker } from './core/orders/webhooks.ts';
+import { DEFAULT_INDEX_BUDGET_MB, dropCatalogIndexes, indexTuning, setSearchIndexBudget } from './core/search/catalog-index.ts';
+import { useKeyEncryptionSecret } from './core/access/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
 
 export interface RunningServer {

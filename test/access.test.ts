@@ -18,8 +18,8 @@ import { expectUcpValid } from './support/ucp-schemas.ts';
 import { makeKey, platformProfile, serveProfiles, signRequest, type TestKey } from './support/platform.ts';
 import { makeLocalhostCert } from './support/tls-localhost.ts';
 import { tokensFor } from './support/oauth.ts';
-import { issueChannelKey, revokeChannelKey } from '../server/core/channel-keys.ts';
-import { configurePlatformProfiles, type FetchLike } from '../server/core/platform-profiles.ts';
+import { issueChannelKey, revokeChannelKey } from '../server/core/access/channel-keys.ts';
+import { configurePlatformProfiles, type FetchLike } from '../server/core/access/platform-profiles.ts';
 
 const A = 'https://agent-a.example/.well-known/ucp';
 const B = 'https://agent-b.example/ucp.json';

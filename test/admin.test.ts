@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { Browser, authorizeInBrowser, hidden, tokensFor } from './support/oauth.ts';
 import { LOGIN_FAILURES } from '../server/oauth/routes.ts';
-import { APP_LIMITS, createUser, registerApp } from '../server/core/accounts.ts';
+import { APP_LIMITS, createUser, registerApp } from '../server/core/accounts/accounts.ts';
 import { sha256 } from '../server/lib/crypto.ts';
 
 let s: TestServer;

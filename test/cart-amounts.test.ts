@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { lineAmount, signedAmount } from '../src/views/amounts.ts';
-import { formatMoney } from '../server/core/money.ts';
+import { formatMoney } from '../server/core/shared/money.ts';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { allocate, priceCart, roundHalfAwayFromZero, taxRateBps } from '../server/core/pricing.ts';
-import { validateCustomizations } from '../server/core/customizations.ts';
-import { evaluateCodes } from '../server/core/discounts.ts';
-import { canonicalJson, fingerprint } from '../server/core/idempotency.ts';
+import { allocate, priceCart, roundHalfAwayFromZero, taxRateBps } from '../server/core/carts/pricing.ts';
+import { validateCustomizations } from '../server/core/carts/customizations.ts';
+import { evaluateCodes } from '../server/core/carts/discounts.ts';
+import { canonicalJson, fingerprint } from '../server/core/carts/idempotency.ts';
 import type { CustomizationDef, StoredDiscount } from '../server/formats/types.ts';
 
 describe('pricing', () => {

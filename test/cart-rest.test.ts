@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
-import { purgeExpiredCarts } from '../server/core/carts.ts';
+import { purgeExpiredCarts } from '../server/core/carts/carts.ts';
 
 let s: TestServer;
 beforeAll(async () => {

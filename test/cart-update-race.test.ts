@@ -1,13 +1,13 @@
 /**
- * Updates without an idempotency key hold no transaction (server/core/carts.ts
+ * Updates without an idempotency key hold no transaction (server/core/carts/carts.ts
  * `updateCartUnlocked`): they read, prepare, and write only if the cart's version is unchanged.
  * These tests make the race happen on purpose and check that no write is lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { createCart, findCart, updateCartUnlocked } from '../server/core/carts.ts';
-import { findShopByDomain } from '../server/core/shops.ts';
+import { createCart, findCart, updateCartUnlocked } from '../server/core/carts/carts.ts';
+import { findShopByDomain } from '../server/core/shops/shops.ts';
 import type { Shop } from '../server/formats/types.ts';
 import type { DB } from '../server/db/index.ts';
 

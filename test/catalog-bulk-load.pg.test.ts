@@ -1,5 +1,5 @@
 /**
- * A bulk load (server/core/catalog-store.ts) skips the per-row foreign-key checks only where its
+ * A bulk load (server/core/catalog/catalog-store.ts) skips the per-row foreign-key checks only where its
  * role may turn triggers off (a superuser), and merges its search-index entries at the end only
  * where its role owns those indexes. The roles a hosted PostgreSQL hands out are neither, or own
  * the schema without being a superuser: both must load the same catalog, with every key enforced.
@@ -10,8 +10,8 @@ import { createTestDatabase, requirePostgres, type TestDatabase } from './suppor
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
-import { loadCatalogFile, loadCatalogs } from '../server/core/catalog-load.ts';
+import { BULK_LOAD_PRODUCTS } from '../server/core/catalog/catalog-store.ts';
+import { loadCatalogFile, loadCatalogs } from '../server/core/catalog/catalog-load.ts';
 
 let tdb: TestDatabase;
 let admin: DB;

@@ -1,5 +1,5 @@
 /**
- * A bulk load (server/core/catalog-store.ts: from BULK_LOAD_PRODUCTS products in one call) merges
+ * A bulk load (server/core/catalog/catalog-store.ts: from BULK_LOAD_PRODUCTS products in one call) merges
  * the search indexes' entries at the end instead of row by row. It must be invisible in results:
  * the same products loaded in small calls and in one bulk call search the same, and the indexes are
  * back to one-entry-at-a-time afterwards.
@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { BULK_LOAD_PRODUCTS, upsertProducts } from '../server/core/catalog-store.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
-import { forgetCachedShops } from '../server/core/shops.ts';
+import { BULK_LOAD_PRODUCTS, upsertProducts } from '../server/core/catalog/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
+import { forgetCachedShops } from '../server/core/shops/shops.ts';
 
 let s: TestServer;
 const COUNT = BULK_LOAD_PRODUCTS + 200;

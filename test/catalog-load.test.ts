@@ -1,5 +1,5 @@
 /**
- * Loading many catalog files in one run (server/core/catalog-load.ts, docs/catalog-format.md
+ * Loading many catalog files in one run (server/core/catalog/catalog-load.ts, docs/catalog-format.md
  * "Loading files"): each file atomic (a failed file leaves nothing, its shop row included) while the
  * others load, small files written together as bulk groups, refusals that name the ids, and ids
  * scoped per shop (two shops may use the same product and variant ids). Runs on the embedded
@@ -11,9 +11,9 @@ import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { tokensFor } from './support/oauth.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { loadCatalogs, loadCatalogFile, loadTuning, type CatalogSource } from '../server/core/catalog-load.ts';
-import { CatalogFileError, checkCatalogFile } from '../server/core/catalog-check.ts';
-import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
+import { loadCatalogs, loadCatalogFile, loadTuning, type CatalogSource } from '../server/core/catalog/catalog-load.ts';
+import { CatalogFileError, checkCatalogFile } from '../server/core/catalog/catalog-check.ts';
+import { BULK_LOAD_PRODUCTS } from '../server/core/catalog/catalog-store.ts';
 import type { CatalogFile } from '../server/formats/catalog-format.ts';
 import { DEMO_DATA_DIR } from '../server/seed/demo.ts';
 

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { checkoutHandoff } from '../server/core/checkout-handoff.ts';
+import { checkoutHandoff } from '../server/core/carts/checkout-handoff.ts';
 import { CheckoutHandoff } from '../server/formats/catalog-format.ts';
-import { formatMoney } from '../server/core/money.ts';
+import { formatMoney } from '../server/core/shared/money.ts';
 
 const cart = (over: Record<string, unknown> = {}) =>
   ({

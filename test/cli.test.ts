@@ -16,7 +16,7 @@ import type { Io } from '../server/cli/cli.ts';
 import { openDatabase } from '../server/db/index.ts';
 import { createTestDatabase } from './support/postgres.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { BULK_LOAD_PRODUCTS } from '../server/core/catalog-store.ts';
+import { BULK_LOAD_PRODUCTS } from '../server/core/catalog/catalog-store.ts';
 import { startTestServer } from './support/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT } from '../scripts/faults/lib.ts';
 import { migrateToLatest, openDatabase, type DB } from '../server/db/index.ts';
-import { runIdempotent } from '../server/core/idempotency.ts';
+import { runIdempotent } from '../server/core/carts/idempotency.ts';
 
 describe('server/cluster.ts on the embedded database', () => {
   it('refuses WORKERS=2 without DATABASE_URL, with a clear message', async () => {

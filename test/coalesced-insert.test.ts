@@ -8,8 +8,8 @@ import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { coalescedInsert } from '../server/db/coalesced-insert.ts';
 import { connectionsOf, isSingleWriter, type DB } from '../server/db/index.ts';
-import { createCart, findCart } from '../server/core/carts.ts';
-import { findShopByDomain } from '../server/core/shops.ts';
+import { createCart, findCart } from '../server/core/carts/carts.ts';
+import { findShopByDomain } from '../server/core/shops/shops.ts';
 
 let s: TestServer;
 let db: DB;

@@ -7,7 +7,7 @@ import { ConfigError } from '../server/config.ts';
 import { hostLabel, parseDatabaseUrl } from '../server/db/hosts.ts';
 import { openDatabase } from '../server/db/index.ts';
 import { HostSelector } from '../server/db/failover.ts';
-import { isUnavailable } from '../server/core/errors.ts';
+import { isUnavailable } from '../server/core/shared/errors.ts';
 import { freePort } from '../scripts/faults/lib.ts';
 
 const refusal = (url: string) => {

@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Hono } from 'hono';
-import { Conflict, DomainError, ERROR_CODES, InvalidRequest, type ErrorKind } from '../server/core/errors.ts';
-import { validate } from '../server/core/validate.ts';
+import { Conflict, DomainError, ERROR_CODES, InvalidRequest, type ErrorKind } from '../server/core/shared/errors.ts';
+import { validate } from '../server/core/shared/validate.ts';
 import { REST_STATUS, renderError } from '../server/http/errors.ts';
 import { MERCHANT_STATUS, asDomainError, envelope } from '../server/merchant/errors.ts';
 import { MCP_ERRORS, fromDomainError, RPC } from '../server/mcp/errors.ts';
-import { IdempotencyConflict, IdempotencyUnavailable } from '../server/core/idempotency.ts';
+import { IdempotencyConflict, IdempotencyUnavailable } from '../server/core/carts/idempotency.ts';
 import { AccessDenied, CapabilitiesIncompatible } from '../server/http/authenticate.ts';
 import { z } from 'zod';
 
@@ -27,7 +27,7 @@ const KINDS: ErrorKind[] = ['malformed', 'invalid', 'too_large', 'unsupported_me
  * by the seed command from disk, never from a request).
  */
 const OUTSIDE_THE_FAMILY = new Set([
-  'server/core/errors.ts DomainError',
+  'server/core/shared/errors.ts DomainError',
   'server/config.ts ConfigError',
   'server/cli/cli.ts UsageError',
   'server/cli/cli.ts CliError',

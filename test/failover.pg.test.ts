@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { failoverDuringWrites } from '../scripts/faults/failover.ts';
-import { isUnavailable } from '../server/core/errors.ts';
+import { isUnavailable } from '../server/core/shared/errors.ts';
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { createTestDatabase, startPostgresPair, type PostgresPair } from './support/postgres.ts';

@@ -28,7 +28,7 @@ import { startTestServer, type TestResponse, type TestServer } from './support/s
 import { platformProfile, serveProfiles } from './support/platform.ts';
 import { tokensFor } from './support/oauth.ts';
 import { ROUTE_SCOPES } from '../server/merchant/routes.ts';
-import { SCOPE_NAMES } from '../server/core/scopes.ts';
+import { SCOPE_NAMES } from '../server/core/accounts/scopes.ts';
 import { mcpServersInUse } from '../server/mcp/server.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);

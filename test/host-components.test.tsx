@@ -13,7 +13,7 @@ import { make as pickerKit } from '../src/views/customize.tsx';
 import { kit } from '../src/views/kit.ts';
 import { messageText, t } from '../src/views/i18n.ts';
 import { defineElements } from '../src/host/elements.tsx';
-import { validateCustomizations } from '../server/core/customizations.ts';
+import { validateCustomizations } from '../server/core/carts/customizations.ts';
 import type { CustomizationDef as StoredDef } from '../server/formats/types.ts';
 import { money, Store, storeFor } from '../src/state/store.ts';
 import { allowedHosts, selectMode } from '../src/host/mode.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import * as jose from 'jose';
-import { checkContentDigest, contentDigest, errorStatus, jwksResolver, sign, signatureBase, verify, type HttpMessage } from '../server/core/http-signatures.ts';
+import { checkContentDigest, contentDigest, errorStatus, jwksResolver, sign, signatureBase, verify, type HttpMessage } from '../server/core/access/http-signatures.ts';
 
 // RFC 9421 Appendix B.1.3 test-key-ecc-p256.
 const RFC_P256 = `-----BEGIN EC PRIVATE KEY-----

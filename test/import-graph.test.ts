@@ -67,7 +67,7 @@ function cycles(graph: Map<string, string[]>): string[][] {
 describe('imports', () => {
   it('the graph is read (sanity: a known edge is there)', () => {
     const graph = importGraph(['server', 'src']);
-    expect(graph.get('server/core/carts.ts')).toContain('server/formats/types.ts');
+    expect(graph.get('server/core/carts/carts.ts')).toContain('server/formats/types.ts');
     expect(graph.size).toBeGreaterThan(100);
   });
 
@@ -83,13 +83,21 @@ describe('imports', () => {
 /**
  * The layers, lowest first (docs/architecture.md). A file may import from its own folder and from
  * lower layers; folders in one layer do not import each other. The top layer assembles the rest.
+ * The domain core (server/core/) is layered inside by domain: what every domain uses (shared/),
+ * then the domains with nothing below them but shared/ (a shop, who may call, accounts, product
+ * documents), search over products, the catalog (reads, loads) over search, and carts and orders
+ * over the catalog. Carts may use the catalog; the catalog never names a cart.
  */
 const LAYERS: string[][] = [
   ['src/wire'],
   ['src/client', 'server/version.ts', 'server/config.ts'],
   ['src/state', 'src/testing', 'server/lib', 'server/formats'],
   ['src/views', 'server/db'],
-  ['src/webmcp', 'src/embedded', 'src/search', 'server/core'],
+  ['src/webmcp', 'src/embedded', 'src/search', 'server/core/shared'],
+  ['server/core/shops', 'server/core/access', 'server/core/accounts', 'server/core/products'],
+  ['server/core/search'],
+  ['server/core/catalog'],
+  ['server/core/carts', 'server/core/orders'],
   ['src/host', 'server/seed'],
   ['server/http'],
   ['server/oauth'],
@@ -99,8 +107,11 @@ const LAYERS: string[][] = [
 ];
 const TOP = LAYERS.length - 1;
 
-/** The unit a file belongs to: its folder under server/ or src/, or the file itself at server/'s root. */
-const unitOf = (f: string) => f.split('/').slice(0, 2).join('/');
+/**
+ * The unit a file belongs to: its folder under server/ or src/ (under server/core/, its domain
+ * folder), or the file itself at server/'s root.
+ */
+const unitOf = (f: string) => f.split('/').slice(0, f.startsWith('server/core/') ? 3 : 2).join('/');
 const layerOf = (unit: string) => LAYERS.findIndex((l) => l.includes(unit));
 
 /** Upward or sideways imports. The browser's public API types (src/host/types.ts) are a contract, erased at build: any layer may name them. */
@@ -125,11 +136,21 @@ describe('layers', () => {
 
   it('an upward or sideways import would be found (the check itself)', () => {
     const g = new Map([
-      ['server/core/a.ts', ['server/http/b.ts']],
-      ['server/ucp/c.ts', ['server/merchant/d.ts', 'server/core/a.ts']],
-      ['server/new/e.ts', ['server/core/a.ts']],
+      ['server/core/carts/a.ts', ['server/http/b.ts', 'server/core/catalog/f.ts', 'server/core/carts/g.ts']],
+      ['server/ucp/c.ts', ['server/merchant/d.ts', 'server/core/carts/a.ts']],
+      ['server/new/e.ts', ['server/core/carts/a.ts']],
+      ['server/core/catalog/f.ts', ['server/core/carts/a.ts', 'server/core/shared/h.ts']],
+      ['server/core/carts/g.ts', ['server/core/orders/i.ts']],
+      ['server/core/j.ts', ['server/core/shared/h.ts']],
     ]);
-    expect(layerViolations(g)).toEqual(['server/core/a.ts -> server/http/b.ts', 'server/ucp/c.ts -> server/merchant/d.ts', 'server/new/e.ts -> server/core/a.ts (a folder with no layer: add it to LAYERS)']);
+    expect(layerViolations(g)).toEqual([
+      'server/core/carts/a.ts -> server/http/b.ts',
+      'server/ucp/c.ts -> server/merchant/d.ts',
+      'server/new/e.ts -> server/core/carts/a.ts (a folder with no layer: add it to LAYERS)',
+      'server/core/catalog/f.ts -> server/core/carts/a.ts',
+      'server/core/carts/g.ts -> server/core/orders/i.ts',
+      'server/core/j.ts -> server/core/shared/h.ts (a folder with no layer: add it to LAYERS)',
+    ]);
   });
 });
 
@@ -144,3 +165,21 @@ describe('configuration', () => {
   });
 });
 
+
+describe('folders', () => {
+  // A folder a reader takes in at a glance (docs/architecture.md): when one outgrows this, it holds
+  // more than one thing, and the things get folders of their own (as server/core/ did).
+  const MAX_FILES = 20;
+  const folders = (dir: string): string[] => [dir, ...readdirSync(join(ROOT, dir)).filter((f) => statSync(join(ROOT, dir, f)).isDirectory()).flatMap((f) => folders(join(dir, f)))];
+  const count = (dir: string) => readdirSync(join(ROOT, dir)).filter((f) => /\.(ts|tsx)$/.test(f) && !/\.d\.ts$/.test(f)).length;
+
+  it(`no folder in server/ or src/ holds more than ${MAX_FILES} source files directly`, () => {
+    const over = [...folders('server'), ...folders('src')].filter((d) => count(d) > MAX_FILES).map((d) => `${d}: ${count(d)}`);
+    expect(over).toEqual([]);
+  });
+
+  it('the count is read (sanity: the domain folders exist and hold files)', () => {
+    expect(count('server/core/carts')).toBeGreaterThan(3);
+    expect(count('server/core')).toBe(0);
+  });
+});

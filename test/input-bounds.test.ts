@@ -48,7 +48,7 @@ describe('stored input is bounded', () => {
     expect(r.body.messages.map((m: any) => m.path)).toContain('$');
     expect(await carts()).toBe(before);
     const full = await s.req('demo.localhost', 'POST', '/api/ucp/carts', {
-      // Gift cards: no stock limit (server/core/stock.ts), so 100 lines of them are an honest cart.
+      // Gift cards: no stock limit (server/core/products/stock.ts), so 100 lines of them are an honest cart.
       line_items: Array.from({ length: MAX_LINE_ITEMS }, (_, i) => ({ item: { id: ['var_gift_card_25', 'var_gift_card_50', 'var_gift_card_100'][i % 3] }, quantity: 1 })),
       buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
       context: { address_country: 'GB', intent: 'a gift' },

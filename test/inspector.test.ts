@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { demoAgentProfileUrl } from '../server/core/ucp-profile.ts';
+import { demoAgentProfileUrl } from '../server/core/shops/ucp-profile.ts';
 import { BODY_MAX_CHARS, exchangesOf, logFor, MAX_SHOPS, nextExchangeId, RING_SIZE } from '../server/http/inspector/store.ts';
 
 let s: TestServer;

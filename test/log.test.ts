@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configureLog, log, resetLog, type Level } from '../server/lib/log.ts';
 import { logJson, loadConfig } from '../server/config.ts';
 import { openDatabase } from '../server/db/index.ts';
-import { startWebhookWorker } from '../server/core/webhooks.ts';
+import { startWebhookWorker } from '../server/core/orders/webhooks.ts';
 import { startTestServer } from './support/server.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -12,7 +12,7 @@ import { expectUcpValid } from './support/ucp-schemas.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';
 import { cartResult } from '../server/mcp/tools.ts';
 import { fromDomainError, McpProtocolError } from '../server/mcp/errors.ts';
-import { IdempotencyConflict, IdempotencyUnavailable } from '../server/core/idempotency.ts';
+import { IdempotencyConflict, IdempotencyUnavailable } from '../server/core/carts/idempotency.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 
 let s: TestServer;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { has, parseMetrics, valueOf, type Sample } from './support/metrics.ts';
-import { demoAgentProfileUrl } from '../server/core/ucp-profile.ts';
+import { demoAgentProfileUrl } from '../server/core/shops/ucp-profile.ts';
 
 const SHOP = 'demo.localhost';
 const CART = { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] };

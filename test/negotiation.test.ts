@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../server/core/negotiation.ts';
-import { CAPABILITIES } from '../server/core/ucp-profile.ts';
+import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../server/core/access/negotiation.ts';
+import { CAPABILITIES } from '../server/core/shops/ucp-profile.ts';
 import { PlatformProfile } from '../src/wire/platform-profile.ts';
-import { checkProfileUrl, profileHref, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/platform-profiles.ts';
+import { checkProfileUrl, profileHref, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/access/platform-profiles.ts';
 import { hasSchemas, PROFILE_ID, validateUcp } from './support/ucp-schemas.ts';
 import { makeKey, platformProfile } from './support/platform.ts';
 

@@ -4,10 +4,10 @@
  * The MCP method and tool names are covered in test/mcp-envelope.test.ts; these are the other places.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkContentDigest } from '../server/core/http-signatures.ts';
-import { convert, exponent, supportsCurrency } from '../server/core/money.ts';
-import { text } from '../server/core/localize.ts';
-import { checkoutHandoff } from '../server/core/checkout-handoff.ts';
+import { checkContentDigest } from '../server/core/access/http-signatures.ts';
+import { convert, exponent, supportsCurrency } from '../server/core/shared/money.ts';
+import { text } from '../server/core/shared/localize.ts';
+import { checkoutHandoff } from '../server/core/carts/checkout-handoff.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);

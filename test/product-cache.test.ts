@@ -1,14 +1,14 @@
 /**
- * The product document cache (server/core/product-cache.ts): a catalog write is visible to the very
+ * The product document cache (server/core/products/product-cache.ts): a catalog write is visible to the very
  * next cart and search, a removed product cannot be added, a read that raced a write never stores
  * the old document, and a PostgreSQL database is never cached (other processes write it too).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { deleteProduct, upsertProducts } from '../server/core/catalog-store.ts';
-import { findShopByDomain } from '../server/core/shops.ts';
-import { cachedVariants, catalogChanged } from '../server/core/product-cache.ts';
-import { loadVariants } from '../server/core/catalog.ts';
+import { deleteProduct, upsertProducts } from '../server/core/catalog/catalog-store.ts';
+import { findShopByDomain } from '../server/core/shops/shops.ts';
+import { cachedVariants, catalogChanged } from '../server/core/products/product-cache.ts';
+import { loadVariants } from '../server/core/catalog/catalog.ts';
 import { isSingleWriter } from '../server/db/index.ts';
 import type { StoredProduct } from '../server/formats/types.ts';
 

@@ -6,8 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress, publicFetch, publicLookup } from '../server/lib/public-fetch.ts';
-import { PlatformProfiles, ProfileError, platformProfiles } from '../server/core/platform-profiles.ts';
-import { deliveryFetch } from '../server/core/webhooks.ts';
+import { PlatformProfiles, ProfileError, platformProfiles } from '../server/core/access/platform-profiles.ts';
+import { deliveryFetch } from '../server/core/orders/webhooks.ts';
 
 let server: Server;
 let port = 0;

@@ -1,6 +1,6 @@
-/** Pooled random ids (server/core/random-ids.ts): right length, alphabet, and never repeated. */
+/** Pooled random ids (server/core/shared/random-ids.ts): right length, alphabet, and never repeated. */
 import { describe, expect, it } from 'vitest';
-import { randomId } from '../server/core/random-ids.ts';
+import { randomId } from '../server/core/shared/random-ids.ts';
 
 describe('randomId', () => {
   it('gives base64url text of the asked size, across pool refills, with no repeats', () => {

@@ -1,12 +1,12 @@
 /**
- * Catalog search's typo-tolerant second pass (server/core/search-correction.ts, docs/ucp.md):
+ * Catalog search's typo-tolerant second pass (server/core/search/search-correction.ts, docs/ucp.md):
  * the edit distance and its allowance by word length, which word wins, and the whole path on REST
  * and MCP — a misspelt query finds the product with an `info` message saying what was searched,
  * its cursors page through the corrected results, a query with nothing close stays empty, and a
  * product written through the merchant API is a correction target at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { correctQuery, editDistance, wordsOf } from '../server/core/search-correction.ts';
+import { correctQuery, editDistance, wordsOf } from '../server/core/search/search-correction.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { tokensFor } from './support/oauth.ts';

@@ -1,5 +1,5 @@
 /**
- * The search indexes' memory budget (SEARCH_INDEX_BUDGET_MB; server/core/catalog-index.ts), on
+ * The search indexes' memory budget (SEARCH_INDEX_BUDGET_MB; server/core/search/catalog-index.ts), on
  * either database: no index is built at start or by a load; a shop's is built when it is searched;
  * past the budget the least recently searched shops' indexes are evicted and rebuilt on their next
  * search; and every answer — from an index, from SQL while a shop is evicted, after its rebuild —
@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { upsertProducts } from '../server/core/catalog-store.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { upsertProducts } from '../server/core/catalog/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { catalogIndex, indexedShops, indexTuning, readyCatalogIndex, searchIndexStats, setSearchIndexBudget } from '../server/core/catalog-index.ts';
+import { catalogIndex, indexedShops, indexTuning, readyCatalogIndex, searchIndexStats, setSearchIndexBudget } from '../server/core/search/catalog-index.ts';
 import type { StoredProduct } from '../server/formats/types.ts';
 
 const shop = (name: string, products: number) => {

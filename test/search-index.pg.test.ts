@@ -1,6 +1,6 @@
 /**
  * Several processes on one PostgreSQL database keep their in-memory search indexes consistent
- * (server/core/catalog-index.ts): a catalog write by one process is searchable through another
+ * (server/core/search/catalog-index.ts): a catalog write by one process is searchable through another
  * within the version-check period (SEARCH_INDEX_CHECK_MS, 100 ms by default). A second server with
  * a one-hour period proves the answers come from its index: it still answers as before the write.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDatabase, send, sleep, spawnServer, type ServerProcess } from '../scripts/faults/lib.ts';
 import { createTestDatabase, requirePostgres, type TestDatabase } from './support/postgres.ts';
 import { openDatabase, type DB } from '../server/db/index.ts';
-import { deleteProduct, upsertProducts } from '../server/core/catalog-store.ts';
+import { deleteProduct, upsertProducts } from '../server/core/catalog/catalog-store.ts';
 import type { StoredProduct } from '../server/formats/types.ts';
 
 const PG = requirePostgres();

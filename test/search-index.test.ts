@@ -1,5 +1,5 @@
 /**
- * The in-memory search index (server/core/search-index.ts, catalog-index.ts) answers exactly what
+ * The in-memory search index (server/core/search/search-index.ts, catalog-index.ts) answers exactly what
  * the SQL search answers: a few hundred generated queries (English and French stemming, stop words,
  * OR, negation, phrases, identifiers, nonsense) with filters, page sizes and cursors, each asked with
  * the index and again with it turned off, through the real REST endpoint, both SQL strategies
@@ -7,11 +7,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { upsertProducts, deleteProduct } from '../server/core/catalog-store.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { upsertProducts, deleteProduct } from '../server/core/catalog/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { searchTuning } from '../server/core/catalog.ts';
-import { catalogIndex, indexTuning, parseQuery, readyCatalogIndex } from '../server/core/catalog-index.ts';
+import { searchTuning } from '../server/core/catalog/catalog.ts';
+import { catalogIndex, indexTuning, parseQuery, readyCatalogIndex } from '../server/core/search/catalog-index.ts';
 import { resetShop } from '../server/seed/reset.ts';
 import type { StoredProduct } from '../server/formats/types.ts';
 

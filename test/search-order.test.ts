@@ -1,5 +1,5 @@
 /**
- * Search order on a catalog larger than the walk window (server/core/catalog.ts): title matches
+ * Search order on a catalog larger than the walk window (server/core/catalog/catalog.ts): title matches
  * first, then matches elsewhere, each in catalog order, whichever strategy the server uses (sorting
  * every match, or walking the catalog in order and falling back to the full-text indexes); both run. The oracle is one plain SQL query that
  * sorts every match, a different path from the one under test.
@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { searchTuning } from '../server/core/catalog.ts';
+import { searchTuning } from '../server/core/catalog/catalog.ts';
 
 const DEFAULT_TUNING = { ...searchTuning };
 const PRODUCTS = Math.round(searchTuning.walkWindow * 1.6);

@@ -1,6 +1,6 @@
 /**
  * During a bulk load on the embedded database, a scratch database computes the search vectors
- * (server/core/search-vectors.ts) and the shop's database stores them as text. They must be
+ * (server/core/search/search-vectors.ts) and the shop's database stores them as text. They must be
  * exactly the vectors the shop's database computes itself, or a product would be found
  * differently depending on how it was loaded.
  */
@@ -10,8 +10,8 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { computedBy, expectStoredVectors } from './support/vectors.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { CatalogFile, type StoredProduct } from '../server/formats/catalog-format.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
-import { ScratchVectors, vectorText, type VectorText } from '../server/core/search-vectors.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
+import { ScratchVectors, vectorText, type VectorText } from '../server/core/search/search-vectors.ts';
 
 let s: TestServer;
 beforeAll(async () => {

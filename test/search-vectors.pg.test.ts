@@ -1,6 +1,6 @@
 /**
  * On PostgreSQL a bulk load computes the next batch's vectors over a second connection of the pool
- * (server/core/search-vectors.ts). A pool of one connection has none to spare: the load computes
+ * (server/core/search/search-vectors.ts). A pool of one connection has none to spare: the load computes
  * each batch's vectors in its own insert instead of waiting for a connection that never comes.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,8 +9,8 @@ import { expectStoredVectors } from './support/vectors.ts';
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
-import { ScratchVectors } from '../server/core/search-vectors.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
+import { ScratchVectors } from '../server/core/search/search-vectors.ts';
 
 let tdb: TestDatabase;
 let one: DB;

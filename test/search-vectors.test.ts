@@ -1,14 +1,14 @@
 /**
- * A product's search vectors (server/core/search-vectors.ts) are computed from the text passed
+ * A product's search vectors (server/core/search/search-vectors.ts) are computed from the text passed
  * with the write, on either database; a bulk load that replaces products replaces their vectors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectStoredVectors } from './support/vectors.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
-import { scratchVectors, upsertProducts } from '../server/core/catalog-store.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
-import { ScratchVectors, vectorText } from '../server/core/search-vectors.ts';
+import { scratchVectors, upsertProducts } from '../server/core/catalog/catalog-store.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
+import { ScratchVectors, vectorText } from '../server/core/search/search-vectors.ts';
 import { openDatabase } from '../server/db/index.ts';
 
 let s: TestServer;

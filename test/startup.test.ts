@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
-import { loadCatalogFile } from '../server/core/catalog-load.ts';
+import { loadCatalogFile } from '../server/core/catalog/catalog-load.ts';
 import { generateCatalog } from '../server/seed/generate.ts';
 import { main } from '../server/main.ts';
 import { describe, expect, it } from 'vitest';

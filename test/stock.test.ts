@@ -1,7 +1,7 @@
-/** The stock rule (server/core/stock.ts), pure: units a buyer may take and how lines share them. */
+/** The stock rule (server/core/products/stock.ts), pure: units a buyer may take and how lines share them. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { allotStock, availabilityStatus, isAvailable, unitsAvailable } from '../server/core/stock.ts';
+import { allotStock, availabilityStatus, isAvailable, unitsAvailable } from '../server/core/products/stock.ts';
 
 describe('unitsAvailable', () => {
   it('follows the count, and the status where it overrides it', () => {

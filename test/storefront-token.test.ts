@@ -1,10 +1,10 @@
 /**
- * The storefront's own access (server/core/storefront-tokens.ts, docs/access.md): a shop's pages
+ * The storefront's own access (server/core/access/storefront-tokens.ts, docs/access.md): a shop's pages
  * carry a token that lets the widget do on that shop what its policy keeps from anonymous agents.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { checkStorefrontToken, issueStorefrontToken } from '../server/core/storefront-tokens.ts';
+import { checkStorefrontToken, issueStorefrontToken } from '../server/core/access/storefront-tokens.ts';
 
 let s: TestServer;
 beforeAll(async () => {

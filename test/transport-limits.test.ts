@@ -10,9 +10,9 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { requestFrom } from './support/from-address.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 import { DEFAULT_TRANSPORT_LIMITS, transportLimits } from '../server/http/transport-limits.ts';
-import { issueChannelKey } from '../server/core/channel-keys.ts';
-import { issueStorefrontToken } from '../server/core/storefront-tokens.ts';
-import { findShopByDomain, forgetCachedShops } from '../server/core/shops.ts';
+import { issueChannelKey } from '../server/core/access/channel-keys.ts';
+import { issueStorefrontToken } from '../server/core/access/storefront-tokens.ts';
+import { findShopByDomain, forgetCachedShops } from '../server/core/shops/shops.ts';
 
 const PROFILE = 'https://platform.example/.well-known/ucp';
 serveProfiles({ [PROFILE]: platformProfile() });

@@ -1,9 +1,9 @@
 /**
- * server/core/tsquery.ts reads PostgreSQL's text form of a tsquery: operators by precedence, quoting
+ * server/core/search/tsquery.ts reads PostgreSQL's text form of a tsquery: operators by precedence, quoting
  * and escapes, and the positional forms (phrases, prefixes, weights) it leaves to the database.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTsQuery } from '../server/core/tsquery.ts';
+import { parseTsQuery } from '../server/core/search/tsquery.ts';
 
 const t = (lexeme: string) => ({ op: 'term', lexeme });
 

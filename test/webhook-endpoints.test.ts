@@ -1,6 +1,6 @@
 /**
  * Managing webhook endpoints after creating them: read one, change its URL or events, disable and
- * enable it, and send a delivery again (server/core/webhook-endpoints.ts, webhooks.ts). Deliveries
+ * enable it, and send a delivery again (server/core/orders/webhook-endpoints.ts, webhooks.ts). Deliveries
  * go to a real receiver on loopback through the real worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

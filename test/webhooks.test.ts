@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
 import { merchantApi, newOrder, profileKeys, startReceiver, verifyDelivery, type Receiver } from './support/webhooks.ts';
-import { rotateShopKey } from '../server/core/signing-keys.ts';
-import { retryDelayMs } from '../server/core/webhooks.ts';
-import { webhookUrlProblem } from '../server/core/webhook-endpoints.ts';
+import { rotateShopKey } from '../server/core/access/signing-keys.ts';
+import { retryDelayMs } from '../server/core/orders/webhooks.ts';
+import { webhookUrlProblem } from '../server/core/orders/webhook-endpoints.ts';
 
 // Fast worker for tests: poll every 50 ms, first retry after ~100 ms.
 process.env.WEBHOOK_POLL_MS = '50';

@@ -7,7 +7,7 @@ import { keyEncryptionSecretProblem, loadConfig, type Config } from '../config.t
 import { migrateToLatest, openDatabase, type DB } from '../db/index.ts';
 import { DataDirInUse } from '../db/data-dir-lock.ts';
 import { CliError, type Io } from './cli.ts';
-import { useKeyEncryptionSecret } from '../core/signing-keys.ts';
+import { useKeyEncryptionSecret } from '../core/access/signing-keys.ts';
 
 /** `busyHint`: what else to do when a running server holds the embedded database. */
 export async function withDb<T>(io: Io, fn: (db: DB, config: Config) => Promise<T>, busyHint = ''): Promise<T> {

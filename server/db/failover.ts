@@ -13,7 +13,7 @@
  * and the host forgotten, where libpq only checks when it connects.
  *
  * While no host qualifies, connecting fails at once with a class 08 error, which every edge
- * answers 503 + Retry-After (core/errors.ts isUnavailable); the pool's connection timeout bounds
+ * answers 503 + Retry-After (core/shared/errors.ts isUnavailable); the pool's connection timeout bounds
  * the wait.
  */
 import pg from 'pg';

@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import * as z from 'zod/mini';
 import type { AppEnv } from '../http/env.ts';
 import { readJson } from '../http/body.ts';
-import { validate } from '../core/validate.ts';
+import { validate } from '../core/shared/validate.ts';
 import { cloneDemoShop } from '../seed/clone.ts';
 import { shopByRef } from './requests.ts';
 

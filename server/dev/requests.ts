@@ -8,9 +8,9 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import { findShopByIdOrDomain } from '../core/shops.ts';
+import { findShopByIdOrDomain } from '../core/shops/shops.ts';
 import { NoSuchShop } from '../seed/reset.ts';
-import { InvalidRequest } from '../core/errors.ts';
+import { InvalidRequest } from '../core/shared/errors.ts';
 import { BODY_MAX_CHARS, exchangesOf, MAX_SHOPS, RING_SIZE } from '../http/inspector/store.ts';
 
 /** A shop by its id or its domain; NoSuchShop (404) naming both forms otherwise. */

@@ -7,7 +7,7 @@
  *    `invalid_profile_url`. It may be missing for the anonymous tier only.
  * 2. The credential decides the tier: a channel API key (`Authorization: Bearer` / `X-API-Key`) →
  *    token; RFC 9421 signature headers → signed; nothing → anonymous. A bad or revoked key → 401.
- * 3. The shop's policy (core/access-policy.ts) must allow the tier the operation: anonymous → 401
+ * 3. The shop's policy (core/access/access-policy.ts) must allow the tier the operation: anonymous → 401
  *    `identity_required` + WWW-Authenticate; token/signed → 403 `insufficient_scope`.
  * 4. Identity binding: a key acts only for the profile it was issued for (else 403
  *    `profile_not_trusted`); a signature is bound by construction (its key comes from that profile).
@@ -19,15 +19,15 @@
 import type { DB } from '../db/index.ts';
 import type { Config } from '../config.ts';
 import type { Shop } from '../formats/types.ts';
-import { DomainError, ERROR_CODES } from '../core/errors.ts';
+import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
-import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Tier } from '../core/access-policy.ts';
-import { verifyChannelKey } from '../core/channel-keys.ts';
-import { checkStorefrontToken, isStorefrontToken } from '../core/storefront-tokens.ts';
-import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/negotiation.ts';
-import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/platform-profiles.ts';
-import { errorStatus, verify, type VerifyErrorCode } from '../core/http-signatures.ts';
-import { CAPABILITIES, demoAgentProfileUrl, responseMeta, type Operation } from '../core/ucp-profile.ts';
+import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Tier } from '../core/access/access-policy.ts';
+import { verifyChannelKey } from '../core/access/channel-keys.ts';
+import { checkStorefrontToken, isStorefrontToken } from '../core/access/storefront-tokens.ts';
+import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/access/negotiation.ts';
+import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/access/platform-profiles.ts';
+import { errorStatus, verify, type VerifyErrorCode } from '../core/access/http-signatures.ts';
+import { CAPABILITIES, demoAgentProfileUrl, responseMeta, type Operation } from '../core/shops/ucp-profile.ts';
 import { operationClass, spendTransportBudget, type BudgetClient } from './transport-limits.ts';
 
 /** Seconds a signature's `created` may differ from our clock. */
@@ -232,7 +232,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
 
   // 2. The tier.
   const key = presentedKey(headers, origin);
-  // The storefront's own pages (core/storefront-tokens.ts): every operation, whatever the policy.
+  // The storefront's own pages (core/access/storefront-tokens.ts): every operation, whatever the policy.
   if (key !== undefined && isStorefrontToken(key)) {
     const state = checkStorefrontToken(shop.id, key, input.now);
     if (state !== 'ok') {

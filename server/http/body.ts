@@ -2,11 +2,11 @@
  * Reading JSON bodies, for every edge (UCP REST and the merchant API): 415 for a wrong content
  * type, 400 for malformed JSON, and optionally the text rule (src/wire/input.ts) on the whole body.
  * Byte limits (413) are enforced before this by body-limit.ts; schemas are applied after, by the
- * one validation helper (core/validate.ts).
+ * one validation helper (core/shared/validate.ts).
  */
 import type { Context } from 'hono';
-import { DomainError, ERROR_CODES } from '../core/errors.ts';
-import type { ValidateOptions } from '../core/validate.ts';
+import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
+import type { ValidateOptions } from '../core/shared/validate.ts';
 import { inputProblem, MAX_UCP_STRING_LENGTH } from '../../src/wire/input.ts';
 
 /** How UCP bodies and tool arguments are validated: code `invalid_request`, the UCP text rule first. */

@@ -3,7 +3,7 @@
  * endpoint (`/carts/{id}`): read by the access middleware (server/ucp/access.ts) and the request
  * inspector (./inspector/record.ts).
  */
-import type { OperationName } from '../core/access-policy.ts';
+import type { OperationName } from '../core/access/access-policy.ts';
 
 /** The UCP operation of a REST request (path relative to the REST endpoint), if it is one. */
 export function restOperation(method: string, path: string): OperationName | undefined {

@@ -9,7 +9,7 @@
  */
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import { WRITE_OPERATIONS, type OperationName, type Tier } from '../core/access-policy.ts';
+import { WRITE_OPERATIONS, type OperationName, type Tier } from '../core/access/access-policy.ts';
 import { bucketStoreFor } from './db-bucket-store.ts';
 import type { BucketPolicy } from './rate-limit.ts';
 

@@ -13,7 +13,7 @@
  *   `capabilities_incompatible` is a tool result (a UCP error envelope), not an error.
  */
 import type { Config } from '../config.ts';
-import { isOperation, type OperationName } from '../core/access-policy.ts';
+import { isOperation, type OperationName } from '../core/access/access-policy.ts';
 import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompatible, incompatibleBody, type AccessContext, type HeaderReader } from '../http/authenticate.ts';
 import { McpProtocolError } from './errors.ts';
 import { readCallMeta } from './meta.ts';

@@ -4,7 +4,7 @@
  * response (DIGEST §2 "MCP over HTTP also sets the HTTP status"). Business outcomes never use this:
  * they are tool results carrying UCP `messages`.
  */
-import { DomainError, UNAVAILABLE, type ErrorKind } from '../core/errors.ts';
+import { DomainError, UNAVAILABLE, type ErrorKind } from '../core/shared/errors.ts';
 
 /** JSON-RPC / UCP error codes used on this transport (DIGEST §1.2, §2, §4). */
 export const RPC = {

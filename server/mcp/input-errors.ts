@@ -7,7 +7,7 @@
  * published input schema, which is generated from the wire schemas).
  */
 import { UCP_VERSION, type Message } from '../../src/wire/common.ts';
-import { InvalidRequest, severityOf, type FieldIssue } from '../core/errors.ts';
+import { InvalidRequest, severityOf, type FieldIssue } from '../core/shared/errors.ts';
 
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema; description?: string; [k: string]: unknown };
 

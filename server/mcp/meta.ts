@@ -3,15 +3,15 @@
  *
  * - `meta["ucp-agent"].profile` (required on every tool call): the calling platform's profile URL.
  *   Missing or malformed → JSON-RPC -32001 with `data.code = "invalid_profile_url"`, HTTP 400
- *   (DIGEST §1.2), with what to name instead. The URL rules are REST's (core/platform-profiles.ts):
+ *   (DIGEST §1.2), with what to name instead. The URL rules are REST's (core/access/platform-profiles.ts):
  *   https, or plain http on a loopback host in development.
  * - `meta["idempotency-key"]`: required by `cancel_cart`, honoured by `create_cart`/`update_cart`;
  *   missing or malformed → InvalidRequest (an `isError` tool result).
  */
 import * as z from 'zod/mini';
 import { McpProtocolError, RPC } from './errors.ts';
-import { InvalidRequest } from '../core/errors.ts';
-import { profileHref, ProfileError } from '../core/platform-profiles.ts';
+import { InvalidRequest } from '../core/shared/errors.ts';
+import { profileHref, ProfileError } from '../core/access/platform-profiles.ts';
 
 /** Published (JSON Schema) shape of `meta`; extra keys are allowed, as in the OpenRPC. */
 export const CallMeta = z.looseObject({
@@ -49,7 +49,7 @@ function invalidProfile(content: string, advice?: () => string): McpProtocolErro
   return new McpProtocolError(RPC.discovery, 400, { code: 'invalid_profile_url', content: advice ? `${content} ${advice()}` : content });
 }
 
-/** The profile URL, normalized, or the -32001 refusal (same rules as REST `UCP-Agent`: core/platform-profiles.ts). */
+/** The profile URL, normalized, or the -32001 refusal (same rules as REST `UCP-Agent`: core/access/platform-profiles.ts). */
 export function checkMetaProfile(profile: unknown, opts: Pick<MetaOptions, 'allowLoopbackHttp' | 'advice'>): string {
   if (typeof profile !== 'string' || profile.trim() === '') {
     throw invalidProfile(`arguments.meta["ucp-agent"].profile is missing: every UCP tool call names the calling platform's profile URL. ${SHAPE}`, opts.advice);

@@ -37,7 +37,7 @@ import { fromDomainError, McpProtocolError, RPC, rpcErrorBody } from './errors.t
 import { readCallMeta } from './meta.ts';
 import { callTool, inputSchemaOf, invalidParams, TOOLS, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
 import { inputErrorResult } from './input-errors.ts';
-import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/errors.ts';
+import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/shared/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { DEMO_FIXTURES, DEMO_SHOP_ID } from '../seed/fixtures.ts';
 

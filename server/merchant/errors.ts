@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { REST_STATUS } from '../http/errors.ts';
-import { DomainError, isInvalidText, logCause, toDomainError, UNAVAILABLE, type ErrorKind } from '../core/errors.ts';
+import { DomainError, isInvalidText, logCause, toDomainError, UNAVAILABLE, type ErrorKind } from '../core/shared/errors.ts';
 
 /** UCP REST's table, but a schema violation is 422: the body was JSON, its content is wrong. */
 export const MERCHANT_STATUS: Record<ErrorKind, ContentfulStatusCode> = { ...REST_STATUS, invalid: 422 };

@@ -9,12 +9,12 @@
 import type { z } from 'zod';
 import { ROUTE_SCOPES } from './route-scopes.ts';
 import { StoredProduct } from '../formats/catalog-format.ts';
-import { NewCustomer } from '../core/customers.ts';
-import { NewOrder, OrderStatusChange } from '../core/orders.ts';
-import { WEBHOOK_BODIES } from '../core/webhook-endpoints.ts';
-import { ChannelKeyInput } from '../core/channel-keys.ts';
-import { InventoryChange } from '../core/inventory.ts';
-import { SCOPES } from '../core/scopes.ts';
+import { NewCustomer } from '../core/orders/customers.ts';
+import { NewOrder, OrderStatusChange } from '../core/orders/orders.ts';
+import { WEBHOOK_BODIES } from '../core/orders/webhook-endpoints.ts';
+import { ChannelKeyInput } from '../core/access/channel-keys.ts';
+import { InventoryChange } from '../core/products/inventory.ts';
+import { SCOPES } from '../core/accounts/scopes.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } from '../http/openapi-schema.ts';
 import { registerMerchantSchemas, SUCCESS_BODIES } from './response-schemas.ts';

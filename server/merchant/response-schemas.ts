@@ -5,12 +5,12 @@
  */
 import { z } from 'zod';
 import { StoredProduct } from '../formats/catalog-format.ts';
-import type { Customer } from '../core/customers.ts';
-import { ORDER_STATUSES, type Order } from '../core/orders.ts';
-import type { InventoryLevel } from '../core/inventory.ts';
-import type { DeliveryLogEntry } from '../core/webhooks.ts';
-import { WEBHOOK_EVENTS, type WebhookEndpoint } from '../core/webhook-endpoints.ts';
-import type { ChannelKey } from '../core/channel-keys.ts';
+import type { Customer } from '../core/orders/customers.ts';
+import { ORDER_STATUSES, type Order } from '../core/orders/orders.ts';
+import type { InventoryLevel } from '../core/products/inventory.ts';
+import type { DeliveryLogEntry } from '../core/orders/webhooks.ts';
+import { WEBHOOK_EVENTS, type WebhookEndpoint } from '../core/orders/webhook-endpoints.ts';
+import type { ChannelKey } from '../core/access/channel-keys.ts';
 import { schemaRef, matches, type ComponentRegistry } from '../http/openapi-schema.ts';
 
 const iso = () => z.string().describe('ISO 8601 time (UTC).');

@@ -9,19 +9,19 @@ import { API_PATH_VERSION } from '../version.ts';
 import type { AppEnv } from '../http/env.ts';
 import { readJson as readJsonBody } from '../http/body.ts';
 import type { Shop } from '../formats/types.ts';
-import { DomainError } from '../core/errors.ts';
-import { validate } from '../core/validate.ts';
+import { DomainError } from '../core/shared/errors.ts';
+import { validate } from '../core/shared/validate.ts';
 import { MAX_MERCHANT_STRING_LENGTH } from '../../src/wire/input.ts';
 import { asDomainError, envelope } from './errors.ts';
-import { findShopById } from '../core/shops.ts';
+import { findShopById } from '../core/shops/shops.ts';
 import { StoredProduct } from '../formats/catalog-format.ts';
-import { deleteProduct, upsertProducts } from '../core/catalog-store.ts';
-import { createCustomer, findCustomer, listCustomers } from '../core/customers.ts';
-import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders.ts';
-import { getInventory, setInventory } from '../core/inventory.ts';
-import { listDeliveries, redeliver } from '../core/webhooks.ts';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/webhook-endpoints.ts';
-import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/channel-keys.ts';
+import { deleteProduct, upsertProducts } from '../core/catalog/catalog-store.ts';
+import { createCustomer, findCustomer, listCustomers } from '../core/orders/customers.ts';
+import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders/orders.ts';
+import { getInventory, setInventory } from '../core/products/inventory.ts';
+import { listDeliveries, redeliver } from '../core/orders/webhooks.ts';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/orders/webhook-endpoints.ts';
+import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/access/channel-keys.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { authenticateBearer, issuer } from '../oauth/bearer.ts';
 import type { AccessTokenInfo } from '../oauth/model.ts';
@@ -243,7 +243,7 @@ function orderRoutes(r: Hono<MerchantEnv>, v: string): void {
     return c.json(o, 201);
   });
 
-  // Status changes (the rule is in core/orders.ts); each change emits order.updated.
+  // Status changes (the rule is in core/orders/orders.ts); each change emits order.updated.
   r.put(`${v}/orders/:id`, guard('sales_write'), async (c) => {
     const o = await updateOrderStatus(c.get('db'), c.get('merchant'), c.req.param('id'), await readJson(c));
     if (!o) throw new DomainError('not_found', 'not_found', `No order ${c.req.param('id')}.`);

@@ -8,8 +8,8 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts.ts';
-import { findShopById } from '../core/shops.ts';
+import { appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts/accounts.ts';
+import { findShopById } from '../core/shops/shops.ts';
 import { DEMO_APP_IDS } from '../seed/accounts.ts';
 import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm } from './pages.ts';
 import { issuerOf, merchantEndpoints, page, readForm, signIn } from './routes.ts';

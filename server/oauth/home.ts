@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
-import { demoAgentProfileUrl } from '../core/ucp-profile.ts';
+import { demoAgentProfileUrl } from '../core/shops/ucp-profile.ts';
 import { layout } from './pages.ts';
 import { page } from './routes.ts';
 import { issuerOf } from './bearer.ts';
@@ -19,7 +19,7 @@ export async function platformHome(c: Context<AppEnv>): Promise<Response> {
   const origin = issuerOf(c);
   const { protocol, port } = new URL(c.get('origin'));
   const shops = await c.get('db').selectFrom('shops').select(['id', 'domain', 'name', 'protocol_enabled']).orderBy('domain').execute();
-  // Shops are served on their own domains: https in production (core/webhook-endpoints.ts shopPublicOrigin), like this request in development.
+  // Shops are served on their own domains: https in production (core/orders/webhook-endpoints.ts shopPublicOrigin), like this request in development.
   const production = c.get('config').mode === 'production';
   const shopOrigin = (domain: string) => (production ? `https://${domain}` : `${protocol}//${domain}${port ? `:${port}` : ''}`);
   const rows = shops.map((s) => {

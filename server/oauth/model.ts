@@ -8,8 +8,8 @@
  */
 import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { DB } from '../db/index.ts';
-import { authenticateApp } from '../core/accounts.ts';
-import { isKnownScope } from '../core/scopes.ts';
+import { authenticateApp } from '../core/accounts/accounts.ts';
+import { isKnownScope } from '../core/accounts/scopes.ts';
 import { now, nowMs } from './clock.ts';
 import { randomToken, sha256 } from '../lib/crypto.ts';
 

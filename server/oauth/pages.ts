@@ -1,5 +1,5 @@
 /** Server-rendered pages of the account service. Every interpolated value goes through `esc`. */
-import { APP_LIMITS } from '../core/accounts.ts';
+import { APP_LIMITS } from '../core/accounts/accounts.ts';
 
 export function esc(value: unknown): string {
   return String(value ?? '')

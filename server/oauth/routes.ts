@@ -10,12 +10,12 @@ import { bucketStoreFor } from '../http/db-bucket-store.ts';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
-import { authenticateApp, findApp, findUser, verifyLogin, type User } from '../core/accounts.ts';
-import { findShopById } from '../core/shops.ts';
-import { SCOPES, SCOPE_NAMES, parseScope } from '../core/scopes.ts';
+import { authenticateApp, findApp, findUser, verifyLogin, type User } from '../core/accounts/accounts.ts';
+import { findShopById } from '../core/shops/shops.ts';
+import { SCOPES, SCOPE_NAMES, parseScope } from '../core/accounts/scopes.ts';
 import { nowMs } from './clock.ts';
 import { textProblem } from '../../src/wire/input.ts';
-import { DomainError, ERROR_CODES } from '../core/errors.ts';
+import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
 import { randomToken } from '../lib/crypto.ts';
 import {
   ACCESS_TOKEN_LIFETIME,

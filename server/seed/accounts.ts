@@ -3,7 +3,7 @@
  * in production mode (server/server.ts checks `config.mode`).
  */
 import type { DB } from '../db/index.ts';
-import { createUser, registerApp } from '../core/accounts.ts';
+import { createUser, registerApp } from '../core/accounts/accounts.ts';
 
 export const DEMO_REDIRECT_URI = 'http://127.0.0.1:5555/callback';
 

@@ -10,9 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DB } from '../db/index.ts';
-import { loadCatalogFile } from '../core/catalog-load.ts';
-import { Conflict, InvalidRequest } from '../core/errors.ts';
-import { forgetCachedShops } from '../core/shops.ts';
+import { loadCatalogFile } from '../core/catalog/catalog-load.ts';
+import { Conflict, InvalidRequest } from '../core/shared/errors.ts';
+import { forgetCachedShops } from '../core/shops/shops.ts';
 import { demoCatalogOf } from './reset.ts';
 
 /** One or more DNS labels under `localhost` (RFC 6761 §6.3): `t-1.localhost`, `a.b.localhost`. */

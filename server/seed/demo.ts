@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DB } from '../db/index.ts';
-import { loadCatalogs, type CatalogSource, type LoadHooks } from '../core/catalog-load.ts';
+import { loadCatalogs, type CatalogSource, type LoadHooks } from '../core/catalog/catalog-load.ts';
 import { fileSource } from './catalog-files.ts';
 
 export const DEMO_DATA_DIR = fileURLToPath(new URL('./data/', import.meta.url));

@@ -12,12 +12,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from '../db/index.ts';
-import { loadCatalogFile } from '../core/catalog-load.ts';
-import { checkCatalogFile } from '../core/catalog-check.ts';
-import { catalogWritten, recordCatalogChange } from '../core/catalog-index.ts';
-import { forgetCachedShops } from '../core/shops.ts';
+import { loadCatalogFile } from '../core/catalog/catalog-load.ts';
+import { checkCatalogFile } from '../core/catalog/catalog-check.ts';
+import { catalogWritten, recordCatalogChange } from '../core/search/catalog-index.ts';
+import { forgetCachedShops } from '../core/shops/shops.ts';
 import { DEMO_DATA_DIR } from './demo.ts';
-import { DomainError, ERROR_CODES } from '../core/errors.ts';
+import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
 
 export interface ResetSummary {
   shop: string;

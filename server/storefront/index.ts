@@ -14,7 +14,7 @@ import { protocolError } from '../http/errors.ts';
 import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
-import { DEMO_AGENT_HOSTNAME, demoPlatformProfile } from '../core/ucp-profile.ts';
+import { DEMO_AGENT_HOSTNAME, demoPlatformProfile } from '../core/shops/ucp-profile.ts';
 import { webMcpRoutes } from './webmcp.ts';
 import { checkoutRoutes } from './checkout.ts';
 

@@ -7,15 +7,15 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { Shop } from '../formats/types.ts';
-import { text } from '../core/localize.ts';
+import { text } from '../core/shared/localize.ts';
 import { hostBundle, roleChunks } from './host-bundle.ts';
 import { protocolError } from '../http/errors.ts';
 import { currencyAttr, prefsOf } from './prefs.ts';
 import { storeWords } from './words.ts';
-import { issueStorefrontToken } from '../core/storefront-tokens.ts';
+import { issueStorefrontToken } from '../core/access/storefront-tokens.ts';
 import { html, raw, type Raw } from './html.ts';
 import { homeContent, priceText, productDetails } from './catalog-pages.ts';
-import { getProduct } from '../core/catalog.ts';
+import { getProduct } from '../core/catalog/catalog.ts';
 
 export { esc, html, raw } from './html.ts';
 

@@ -9,7 +9,7 @@
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Shop } from '../formats/types.ts';
-import { resolveLocale, type Locale } from '../core/localize.ts';
+import { resolveLocale, type Locale } from '../core/shared/localize.ts';
 import { html } from './html.ts';
 
 export interface Prefs {

@@ -1,9 +1,9 @@
 /**
  * The storefront's own words (page chrome, the checkout handoff, shopper-facing failures) in
  * English and French, like the widget (src/views/i18n.ts) and the server's cart words
- * (server/core/cart-words.ts); other languages read English. Catalog texts come from the catalog.
+ * (server/core/carts/cart-words.ts); other languages read English. Catalog texts come from the catalog.
  */
-import { wordsIn } from '../core/cart-words.ts';
+import { wordsIn } from '../core/carts/cart-words.ts';
 const en = {
   currency: 'Currency',
   language: 'Language',

@@ -12,7 +12,7 @@ import { protocolError } from '../http/errors.ts';
 import { AccessDenied, authenticate, CapabilitiesIncompatible, headerReader, incompatibleBody } from '../http/authenticate.ts';
 import { restOperation } from '../http/rest-operation.ts';
 import { shopOf } from './guard.ts';
-import { CAPABILITIES } from '../core/ucp-profile.ts';
+import { CAPABILITIES } from '../core/shops/ucp-profile.ts';
 
 /** The `profile` member of `UCP-Agent` (RFC 8941 dictionary), or undefined when the header is absent. */
 export function ucpAgentProfile(header: string | undefined): string | undefined {

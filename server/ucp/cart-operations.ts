@@ -10,12 +10,12 @@ import type { Shop } from '../formats/types.ts';
 import type { Message } from '../../src/wire/common.ts';
 import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
-import { InvalidRequest } from '../core/errors.ts';
-import { CartRejected, cancelCart, cartInsert, findCart, writeNewCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts.ts';
-import { fingerprint, runIdempotent, runIdempotentInsert } from '../core/idempotency.ts';
-import { validate } from '../core/validate.ts';
+import { InvalidRequest } from '../core/shared/errors.ts';
+import { CartRejected, cancelCart, cartInsert, findCart, writeNewCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts/carts.ts';
+import { fingerprint, runIdempotent, runIdempotentInsert } from '../core/carts/idempotency.ts';
+import { validate } from '../core/shared/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
-import { CAP, responseMeta } from '../core/ucp-profile.ts';
+import { CAP, responseMeta } from '../core/shops/ucp-profile.ts';
 
 export interface OperationContext {
   db: DB;
@@ -43,7 +43,7 @@ export function cartMeta(negotiated?: Iterable<string>) {
   };
 }
 
-/** The cart as stock allows now: `stock` from the write that produced it, else read now (core/stock.ts). */
+/** The cart as stock allows now: `stock` from the write that produced it, else read now (core/products/stock.ts). */
 function cartBody(ctx: OperationContext, record: CartRecord, messages: Message[], stock: StockMap): Cart {
   const cart: Cart = { ucp: cartMeta(ctx.negotiated), ...renderCart(record, ctx.shop, ctx.origin, messages, undefined, stock) };
   if (ctx.negotiated !== undefined && !new Set(ctx.negotiated).has(CAP.discount)) delete cart.discounts;

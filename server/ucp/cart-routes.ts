@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { readJson } from '../http/body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
-import { DomainError } from '../core/errors.ts';
+import { DomainError } from '../core/shared/errors.ts';
 import { shopOf } from './guard.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-operations.ts';
 

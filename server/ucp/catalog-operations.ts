@@ -7,13 +7,13 @@ import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/
 import type { Message } from '../../src/wire/common.ts';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog.ts';
-import { noticeMessages, resolveLocale, type RequestContext } from '../core/localize.ts';
-import { BusinessError } from '../core/errors.ts';
-import { validate } from '../core/validate.ts';
+import { getProduct, lookupCatalog, searchCatalog } from '../core/catalog/catalog.ts';
+import { noticeMessages, resolveLocale, type RequestContext } from '../core/shared/localize.ts';
+import { BusinessError } from '../core/shared/errors.ts';
+import { validate } from '../core/shared/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
 import { errorResponse } from '../http/errors.ts';
-import { responseMeta } from '../core/ucp-profile.ts';
+import { responseMeta } from '../core/shops/ucp-profile.ts';
 
 export interface CatalogContext {
   db: DB;

@@ -3,7 +3,7 @@
  * revalidation costs one hash and answers 304.
  *
  * Two ways in, one document: the Hono route (every case) and a fast path on the raw Node request
- * that answers only when everything it needs is already cached — the shop (server/core/shops.ts)
+ * that answers only when everything it needs is already cached — the shop (server/core/shops/shops.ts)
  * and the rendered profile below — and otherwise lets the request through to Hono. Discovery is the
  * document every agent fetches first and most often; the fast path skips the Request/Response
  * adaptation, routing and middleware that cost it half its throughput (docs/benchmarks.md).
@@ -16,10 +16,10 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
 import { requestOrigin } from '../http/origin.ts';
-import { cachedShop } from '../core/shops.ts';
+import { cachedShop } from '../core/shops/shops.ts';
 import { shopOf } from './guard.ts';
-import { businessProfile } from '../core/ucp-profile.ts';
-import { publishedKeys } from '../core/signing-keys.ts';
+import { businessProfile } from '../core/shops/ucp-profile.ts';
+import { publishedKeys } from '../core/access/signing-keys.ts';
 
 export const DISCOVERY_PATH = '/.well-known/ucp';
 

@@ -3,7 +3,7 @@
  * (`http://demo.localhost:8080/api/ucp/openapi.json`; docs/ucp.md "OpenAPI"). Request bodies come
  * from the wire schemas that validate them; success and error bodies are the components of
  * server/ucp/response-schemas.ts (official UCP schema ids in their descriptions). Each operation's
- * `security` is what this shop's access policy lets through (server/core/access-policy.ts). The
+ * `security` is what this shop's access policy lets through (server/core/access/access-policy.ts). The
  * fixed part is built once; each answer sets `servers` and the security from the shop.
  */
 import type { z } from 'zod';
@@ -11,8 +11,8 @@ import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
 import { PACKAGE_VERSION } from '../version.ts';
-import { REST_SCHEMA_URL, SPEC_URL } from '../core/ucp-profile.ts';
-import { accessPolicy, allows, isOperation, type OperationName } from '../core/access-policy.ts';
+import { REST_SCHEMA_URL, SPEC_URL } from '../core/shops/ucp-profile.ts';
+import { accessPolicy, allows, isOperation, type OperationName } from '../core/access/access-policy.ts';
 import type { Shop } from '../formats/types.ts';
 import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } from '../http/openapi-schema.ts';
 import { registerUcpSchemas } from './response-schemas.ts';

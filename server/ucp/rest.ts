@@ -9,7 +9,7 @@ import { readJson } from '../http/body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { getProductOp, lookupCatalogOp, searchCatalogOp, type CatalogContext, type CatalogResult } from './catalog-operations.ts';
 import { shopOf } from './guard.ts';
-import { responseMeta, SPEC_URL } from '../core/ucp-profile.ts';
+import { responseMeta, SPEC_URL } from '../core/shops/ucp-profile.ts';
 import { negotiatedOf, ucpAccess } from './access.ts';
 import { ucpOpenApi } from './openapi.ts';
 import { toJson } from '../lib/json-fragments.ts';

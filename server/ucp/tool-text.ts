@@ -24,7 +24,7 @@ export const CATALOG_TEXT = {
 
 /**
  * What get and cancel do to a cart, said once for MCP, WebMCP and the OpenAPI document: a cancel
- * empties the cart rather than deleting it (docs/carts.md "Cancel"; server/core/carts.ts
+ * empties the cart rather than deleting it (docs/carts.md "Cancel"; server/core/carts/carts.ts
  * `cancelCart`), so a later get is the empty cart, not `not_found`. test/cart-text.test.ts holds
  * the words to the behaviour.
  */

@@ -202,7 +202,7 @@ const stores = new Map<string, Store>();
 
 /**
  * One store per shop origin on a page. On the shop's own pages the store uses the page's storefront
- * token (server/core/storefront-tokens.ts): the shop's pages may do what its policy keeps from agents.
+ * token (server/core/access/storefront-tokens.ts): the shop's pages may do what its policy keeps from agents.
  */
 export function storeFor(origin: string): Store {
   let s = stores.get(origin);

@@ -68,7 +68,7 @@ export function make({ h, Fragment, money, t, own, messageText, retryable }: Kit
 
     const errors = store.error.value;
     const all = cart?.messages ?? [];
-    // Messages about one line (stock: server/core/stock.ts) are shown with it; the rest below the totals.
+    // Messages about one line (stock: server/core/products/stock.ts) are shown with it; the rest below the totals.
     const lineOf = (m: { path?: string }) => /^\$\.line_items\[(\d+)\]/.exec(m.path ?? '')?.[1];
     const other = all.filter((m) => !CODE_RE.test(m.path ?? '') && lineOf(m) === undefined);
     const blocked = all.some((m) => m.type === 'error' && m.code === 'out_of_stock');

@@ -57,7 +57,7 @@ export function make({ h, money, t }: Kit) {
 
   /**
    * A customization error in the buyer's language: the widget's own words for the message's stable
-   * `code` (server/core/customizations.ts, docs/carts.md), with the limits taken from the definition
+   * `code` (server/core/carts/customizations.ts, docs/carts.md), with the limits taken from the definition
    * `d` the error is on. The server's English `content` (written for agents: it names ids and
    * options) only for other codes, or when the field is not one of `d`.
    */

@@ -124,7 +124,7 @@ export function t(lang: string, key: Key | string, ...args: Array<string | numbe
 
 /**
  * `t` only when `lang` has a table with `key` (never the English fallback): for labels the server
- * also sends, in English only today (cart totals' `display_text`, server/core/carts.ts), so a
+ * also sends, in English only today (cart totals' `display_text`, server/core/carts/carts.ts), so a
  * French page shows the widget's French and an English one keeps the server's wording.
  */
 export const own = (lang: string, key: string) => (table(lang)?.[key as Key] ? t(lang, key) : undefined);

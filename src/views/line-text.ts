@@ -3,7 +3,7 @@
  * checkout handoff pages (server/storefront/checkout.ts): entries of one field are grouped under its
  * name once ("Extras: Greeting card, Ribbon", not "Extras: Greeting card, Extras: Ribbon"), fields
  * are separated by "; ". The server words each entry as "<field>: <choice>" (`display_text`,
- * server/core/customizations.ts); an entry without one shows its value.
+ * server/core/carts/customizations.ts); an entry without one shows its value.
  */
 export function customizationsText(cs: ReadonlyArray<{ id: string; value: string; display_text?: string }>): string {
   const out: string[] = [];

@@ -102,7 +102,7 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
   if (defs.length && !pick) loadPicker().catch(() => {});
   const image = variant.media?.[0] ?? product.media?.[0];
   const unit = variant.price.amount + (pick?.modifiers(defs, values) ?? 0);
-  // What one cart may hold now (server/core/stock.ts); the server caps anything above it anyway.
+  // What one cart may hold now (server/core/products/stock.ts); the server caps anything above it anyway.
   const max = Math.min(999, variant.metadata?.quantity_available ?? 999);
   // Availability in words: out of stock (or no longer sold), pre-order, backorder; nothing when in stock.
   const available = variant.availability.available && max > 0;
@@ -131,7 +131,7 @@ export function ProductView({ store, ui, uid, onAdded, onRetry }: ProductProps) 
       const id = variant.id;
       setRejected(null);
       // The titles of the product as now shown (re-fetched when the language changes).
-      // Capped to the stock left (server/core/stock.ts): say so, in the server's words.
+      // Capped to the stock left (server/core/products/stock.ts): say so, in the server's words.
       const capped = result.data.messages?.find((m) => m.code === 'out_of_stock' && m.path?.startsWith(`$.line_items[${index}]`));
       setStatus((l) => {
         const p = ui.product.value!;

@@ -1,6 +1,6 @@
 /**
  * The stable codes of customization errors (docs/carts.md): the server raises them
- * (server/core/customizations.ts) and the widget words them in the buyer's language
+ * (server/core/carts/customizations.ts) and the widget words them in the buyer's language
  * (src/views/customize.tsx, which names them as literals checked against this type, so the entry
  * pays no bytes for the table).
  */

@@ -4,7 +4,7 @@
  * signing client (node:crypto ES256, raw r||s) for signed requests.
  */
 import { createHash, generateKeyPairSync, sign as nodeSign, type KeyObject } from 'node:crypto';
-import { configurePlatformProfiles, type FetchLike } from '../../server/core/platform-profiles.ts';
+import { configurePlatformProfiles, type FetchLike } from '../../server/core/access/platform-profiles.ts';
 
 const SITE = 'https://ucp.dev/2026-04-08';
 export const CAP_ENTRIES: Record<string, Record<string, unknown>> = {

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { sql } from 'kysely';
 import type { DB } from '../../server/db/index.ts';
 import { CatalogFile } from '../../server/formats/catalog-format.ts';
-import { VECTORS, VECTOR_TEXT_COLUMNS, vectorText, type VectorText } from '../../server/core/search-vectors.ts';
+import { VECTORS, VECTOR_TEXT_COLUMNS, vectorText, type VectorText } from '../../server/core/search/search-vectors.ts';
 
 export async function computedBy(db: DB, texts: VectorText[]) {
   const r = await sql<{ id: string; tsv: string; title_tsv: string }>`select v.id, ${VECTORS} from jsonb_to_recordset(${JSON.stringify(texts)}::jsonb) as v(id text, ${VECTOR_TEXT_COLUMNS})`.execute(db);

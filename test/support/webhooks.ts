@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jwksResolver, verify, type VerifyResult } from '../../server/core/http-signatures.ts';
-import { WEBHOOK_COMPONENTS } from '../../server/core/webhooks.ts';
+import { jwksResolver, verify, type VerifyResult } from '../../server/core/access/http-signatures.ts';
+import { WEBHOOK_COMPONENTS } from '../../server/core/orders/webhooks.ts';
 import type { TestServer } from './server.ts';
 import { tokensFor } from './oauth.ts';
 

@@ -2,7 +2,7 @@
  * `ucp-storefront apps`: OAuth apps of the account service (docs/oauth.md). While the server runs
  * on the embedded database, register apps at http://localhost:8080/admin instead.
  */
-import { listApps, registerApp } from '../../core/accounts.ts';
+import { listApps, registerApp } from '../../core/accounts/accounts.ts';
 import { printList, printRecord, required, subcommand, UsageError, type Command } from '../cli.ts';
 import { withDb } from '../open.ts';
 

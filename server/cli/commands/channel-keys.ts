@@ -2,8 +2,8 @@
  * `ucp-storefront channel-keys`: channel API keys for agent platforms (docs/access.md). `create`
  * prints the key once (only its sha256 is stored); the key acts only for the named platform profile.
  */
-import { findShopById } from '../../core/shops.ts';
-import { issueChannelKey, listChannelKeys, revokeChannelKey } from '../../core/channel-keys.ts';
+import { findShopById } from '../../core/shops/shops.ts';
+import { issueChannelKey, listChannelKeys, revokeChannelKey } from '../../core/access/channel-keys.ts';
 import { allowInsecureProfiles } from '../../http/authenticate.ts';
 import { CliError, printList, printRecord, required, subcommand, type Command } from '../cli.ts';
 import { withDb } from '../open.ts';

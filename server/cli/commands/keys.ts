@@ -3,8 +3,8 @@
  * current key; the old one stays published for the grace period. KEY_ENCRYPTION_SECRET must match
  * the server's.
  */
-import { listShopKeys, rotateShopKey } from '../../core/signing-keys.ts';
-import { findShopById } from '../../core/shops.ts';
+import { listShopKeys, rotateShopKey } from '../../core/access/signing-keys.ts';
+import { findShopById } from '../../core/shops/shops.ts';
 import { CliError, printList, printRecord, required, subcommand, UsageError, type Command } from '../cli.ts';
 import { withDb } from '../open.ts';
 

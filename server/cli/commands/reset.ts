@@ -1,11 +1,11 @@
 /** `ucp-storefront reset --shop ID_OR_DOMAIN`: a shop back to its seeded state (server/seed/reset.ts, docs/cli.md). */
-import { CatalogFileError } from '../../core/catalog-check.ts';
+import { CatalogFileError } from '../../core/catalog/catalog-check.ts';
 import { readCatalogJson } from '../../seed/catalog-files.ts';
 import { NoSuchShop, resetShop } from '../../seed/reset.ts';
 import { CliError, printRecord, required, type Command } from '../cli.ts';
 import { withDb } from '../open.ts';
 import { serverAddress } from '../server-address.ts';
-import { findShopByIdOrDomain } from '../../core/shops.ts';
+import { findShopByIdOrDomain } from '../../core/shops/shops.ts';
 
 export const reset: Command = {
   name: 'reset',

@@ -1,10 +1,10 @@
 /**
  * `ucp-storefront seed FILE|DIR...` loads catalog files (docs/catalog-format.md), `seed --demo` the
- * demo shops, all in one run (server/core/catalog-load.ts): each file whole or not at all, the others
+ * demo shops, all in one run (server/core/catalog/catalog-load.ts): each file whole or not at all, the others
  * loaded whatever one of them does, exit 1 and the failed files listed last when any failed. A shop
  * that exists is updated (its products upserted). Long runs show progress (../progress.ts).
  */
-import { loadCatalogs, type FileResult } from '../../core/catalog-load.ts';
+import { loadCatalogs, type FileResult } from '../../core/catalog/catalog-load.ts';
 import { catalogSources } from '../../seed/catalog-files.ts';
 import { demoSources } from '../../seed/demo.ts';
 import { UsageError, type Command, type Io } from '../cli.ts';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Search results come in two tiers, each in catalog order (server/core/catalog.ts): products whose
+ * Search results come in two tiers, each in catalog order (server/core/catalog/catalog.ts): products whose
  * title matches, then products that match elsewhere. Two indexes serve that:
  * - (shop_id, position) lets a broad query walk the catalog in order and stop after one page of
  *   hits instead of ranking every match (22 ms → under 1 ms for a 6% query at 100k products);

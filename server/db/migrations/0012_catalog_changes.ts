@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * What each process's in-memory search index (server/core/catalog-index.ts) reads to stay in step
+ * What each process's in-memory search index (server/core/search/catalog-index.ts) reads to stay in step
  * with the catalog. Every catalog write bumps its shop's version (the row lock serializes writers
  * per shop, so versions commit in order) and logs the products it touched under that version;
  * `product_ids` null means "too many to list: rebuild". A process that is behind reads the log past

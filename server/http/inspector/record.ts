@@ -15,7 +15,7 @@ import { log } from '../../lib/log.ts';
 import { parseJson, redactBody, redactHeaders } from './redact.ts';
 import { BODY_MAX_CHARS, logFor, nextExchangeId, type Exchange, type InspectorTransport, type Note } from './store.ts';
 import { canonical, hygieneNotes, type Call } from './notes.ts';
-import { WRITE_OPERATIONS } from '../../core/access-policy.ts';
+import { WRITE_OPERATIONS } from '../../core/access/access-policy.ts';
 import { restOperation } from '../rest-operation.ts';
 
 /** What the shop's own page may say about itself (host.js's WebMCP tools): `UCP-Inspector-Transport: webmcp`. */

@@ -1,0 +1,167 @@
+/**
+ * Users (who log in to the account service, each owning one merchant = one shop) and the OAuth apps
+ * (clients) registered against it. Passwords are scrypt hashes, client secrets sha256 digests
+ * compared in constant time.
+ */
+import type { DB } from '../../db/index.ts';
+import { DUMMY_PASSWORD_HASH, hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto.ts';
+
+export interface User {
+  id: string;
+  username: string;
+  name: string;
+  merchantId: string;
+}
+
+export interface OAuthApp {
+  id: string;
+  name: string;
+  confidential: boolean;
+  redirectUris: string[];
+}
+
+type UserRow = { id: string; username: string; name: string; merchant_id: string };
+const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, name: r.name, merchantId: r.merchant_id });
+
+export async function createUser(db: DB, u: { id?: string; username: string; name: string; password: string; merchantId: string }): Promise<User> {
+  const row = {
+    id: u.id ?? `usr_${randomToken(9)}`,
+    username: u.username.trim().toLowerCase(),
+    name: u.name,
+    password_hash: await hashPassword(u.password),
+    merchant_id: u.merchantId,
+  };
+  await db.insertInto('users').values(row).execute();
+  return toUser(row);
+}
+
+export async function findUser(db: DB, id: string): Promise<User | null> {
+  const row = await db.selectFrom('users').select(['id', 'username', 'name', 'merchant_id']).where('id', '=', id).executeTakeFirst();
+  return row ? toUser(row) : null;
+}
+
+/** Checks a login. Always runs scrypt once, so an unknown username takes as long as a wrong password. */
+export async function verifyLogin(db: DB, username: string, password: string): Promise<User | null> {
+  const row = await db.selectFrom('users').selectAll().where('username', '=', username.trim().toLowerCase()).executeTakeFirst();
+  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
+  return row && ok ? toUser(row) : null;
+}
+
+type ClientRow = { id: string; name: string; secret_hash: string | null; redirect_uris: unknown };
+const toApp = (r: ClientRow): OAuthApp => ({ id: r.id, name: r.name, confidential: r.secret_hash !== null, redirectUris: r.redirect_uris as string[] });
+
+/** Redirect URIs must be absolute, without fragment; http only for loopback hosts. */
+export function checkRedirectUri(uri: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return `'${uri}' is not an absolute URL`;
+  }
+  if (u.hash || uri.includes('#')) return `'${uri}' must not contain a fragment`;
+  const loopback = u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]' || u.hostname.endsWith('.localhost');
+  if (u.protocol === 'https:' || (u.protocol === 'http:' && loopback)) return null;
+  if (u.protocol === 'http:') return `'${uri}' must use https (http is allowed for loopback hosts only)`;
+  // Native apps may use private-use URI schemes (RFC 8252 §7.1), e.g. com.example.app:/callback
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/i.test(u.protocol)) return null;
+  return `'${uri}' uses an unsupported scheme`;
+}
+
+/** Longest app name, most redirect URIs per app and longest redirect URI accepted. */
+/** `perOwner`: apps one user may register on the admin page (CLI registrations are not counted). */
+export const APP_LIMITS = { name: 100, redirectUris: 10, redirectUri: 2000, perOwner: 25 };
+
+/** Everything wrong with an app registration, one sentence each (empty when it can be registered). */
+export function appProblems(a: { name: string; redirectUris: string[] }): string[] {
+  const problems: string[] = [];
+  if (!a.name.trim()) problems.push('an app needs a name');
+  else if (a.name.trim().length > APP_LIMITS.name) problems.push(`an app name has at most ${APP_LIMITS.name} characters`);
+  if (!a.redirectUris.length) problems.push('an app needs at least one redirect URI');
+  else if (a.redirectUris.length > APP_LIMITS.redirectUris) problems.push(`an app has at most ${APP_LIMITS.redirectUris} redirect URIs`);
+  for (const u of a.redirectUris) {
+    const problem = u.length > APP_LIMITS.redirectUri ? `a redirect URI has at most ${APP_LIMITS.redirectUri} characters` : checkRedirectUri(u);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+/** Why `ownerUserId` may not register another app (they have APP_LIMITS.perOwner), or null. */
+export async function ownerLimitProblem(db: DB, ownerUserId: string): Promise<string | null> {
+  const row = await db.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_user_id', '=', ownerUserId).executeTakeFirstOrThrow();
+  return Number(row.n) >= APP_LIMITS.perOwner ? `you have ${APP_LIMITS.perOwner} apps, the most one account may register; delete one first` : null;
+}
+
+/**
+ * Registers an app. Returns the secret (confidential apps only) once; only its digest is kept.
+ * `ownerUserId`: the user who registered it on the admin page (CLI and demo apps have none).
+ */
+export async function registerApp(
+  db: DB,
+  a: { name: string; redirectUris: string[]; confidential: boolean; id?: string; secret?: string; ownerUserId?: string },
+): Promise<{ app: OAuthApp; secret: string | null }> {
+  const problems = appProblems(a);
+  const full = a.ownerUserId ? await ownerLimitProblem(db, a.ownerUserId) : null;
+  if (full) problems.push(full);
+  if (problems.length) throw new Error(problems[0]);
+  const secret = a.confidential ? (a.secret ?? randomToken(32)) : null;
+  const row = {
+    id: a.id ?? `app_${randomToken(12)}`,
+    name: a.name.trim(),
+    secret_hash: secret === null ? null : sha256(secret),
+    redirect_uris: JSON.stringify(a.redirectUris),
+    owner_user_id: a.ownerUserId ?? null,
+  };
+  await db.insertInto('oauth_clients').values(row).execute();
+  return { app: toApp({ ...row, redirect_uris: a.redirectUris }), secret };
+}
+
+export async function findApp(db: DB, id: string): Promise<OAuthApp | null> {
+  const row = await db.selectFrom('oauth_clients').select(['id', 'name', 'secret_hash', 'redirect_uris']).where('id', '=', id).executeTakeFirst();
+  return row ? toApp(row) : null;
+}
+
+/** Every app (the CLI's list), or with `ownerUserId` the apps that user registered; oldest first. */
+export async function listApps(db: DB, ownerUserId?: string): Promise<Array<OAuthApp & { createdAt: Date }>> {
+  let q = db.selectFrom('oauth_clients').select(['id', 'name', 'secret_hash', 'redirect_uris', 'created_at']);
+  if (ownerUserId !== undefined) q = q.where('owner_user_id', '=', ownerUserId);
+  const rows = await q.orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ ...toApp(r), createdAt: new Date(r.created_at) }));
+}
+
+/**
+ * Deletes an app `ownerUserId` registered, with every pending request, authorization code and token
+ * issued to it, in one transaction (so nothing it was given keeps working). False when the user owns
+ * no app with that id (apps without an owner are never deleted here).
+ */
+export async function deleteOwnedApp(db: DB, id: string, ownerUserId: string): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const app = await tx
+      .selectFrom('oauth_clients')
+      .select('id')
+      .where('id', '=', id)
+      .where('owner_user_id', '=', ownerUserId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!app) return false;
+    await tx.deleteFrom('oauth_tokens').where('client_id', '=', id).execute();
+    await tx.deleteFrom('oauth_codes').where('client_id', '=', id).execute();
+    await tx.deleteFrom('oauth_requests').where('client_id', '=', id).execute();
+    await tx.deleteFrom('oauth_clients').where('id', '=', id).execute();
+    return true;
+  });
+}
+
+/**
+ * Client authentication. A confidential app must present its secret (compared in constant time);
+ * a public app must present none. Returns null when authentication fails.
+ */
+export async function authenticateApp(db: DB, id: string, secret: string | undefined | null): Promise<OAuthApp | null> {
+  const row = await db.selectFrom('oauth_clients').select(['id', 'name', 'secret_hash', 'redirect_uris']).where('id', '=', id).executeTakeFirst();
+  if (!row) {
+    if (secret) safeEqual(sha256(secret), sha256('')); // same work for unknown ids
+    return null;
+  }
+  if (row.secret_hash === null) return secret ? null : toApp(row);
+  if (!secret) return null;
+  return safeEqual(sha256(secret), row.secret_hash) ? toApp(row) : null;
+}

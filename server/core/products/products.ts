@@ -1,0 +1,149 @@
+/**
+ * Turns a stored product (catalog file form) into the UCP product object for one locale:
+ * localized text, converted prices, absolute URLs and published customization definitions.
+ * Pure functions: no database, no HTTP.
+ */
+import type { CustomizationDef as WireCustomization, Product, Variant } from '../../../src/wire/catalog.ts';
+import type { Price } from '../../../src/wire/common.ts';
+import type { StoredProduct, StoredVariant, CustomizationDef } from '../../formats/types.ts';
+import type { Locale } from '../shared/localize.ts';
+import { text } from '../shared/localize.ts';
+import { convert } from '../shared/money.ts';
+import { availabilityStatus, isAvailable, unitsAvailable } from './stock.ts';
+
+export interface RenderOptions {
+  locale: Locale;
+  /** Storefront origin, e.g. `http://demo.localhost:8080`, for absolute URLs. */
+  origin: string;
+  defaultLanguage: string;
+}
+
+export function price(amount: number, o: RenderOptions): Price {
+  return { amount: convert(amount, o.locale.rates, o.locale.currency), currency: o.locale.currency };
+}
+
+function absolute(url: string, origin: string): string {
+  return /^https?:\/\//.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
+}
+
+export { isAvailable };
+
+export function renderCustomizations(defs: CustomizationDef[], o: RenderOptions): WireCustomization[] {
+  const t = (v: Parameters<typeof text>[0]) => text(v, o.locale.language, o.defaultLanguage);
+  return defs.map((d) => {
+    if (d.type === 'text') {
+      return {
+        id: d.id,
+        type: 'text',
+        label: t(d.label),
+        required: d.required,
+        ...(d.min_length !== undefined ? { min_length: d.min_length } : {}),
+        max_length: d.max_length,
+        ...(d.placeholder ? { placeholder: t(d.placeholder) } : {}),
+        ...(d.price_modifier ? { price_modifier: price(d.price_modifier, o) } : {}),
+      };
+    }
+    return {
+      id: d.id,
+      type: d.type,
+      label: t(d.label),
+      required: d.required,
+      ...(d.type === 'multi_select' && d.min_selections !== undefined ? { min_selections: d.min_selections } : {}),
+      ...(d.type === 'multi_select' && d.max_selections !== undefined ? { max_selections: d.max_selections } : {}),
+      options: d.options.map((opt) => ({
+        id: opt.id,
+        label: t(opt.label),
+        ...(opt.price_modifier ? { price_modifier: price(opt.price_modifier, o) } : {}),
+      })),
+    };
+  });
+}
+
+/**
+ * A variant's options for display, e.g. [{name:"Size", label:"M", id:"m"}]: UCP's `name` is the
+ * option's display name in the request's language (the catalog's option id, "size", is what
+ * requests may also name it by: server/core/catalog/catalog.ts `optionNamed`).
+ */
+function selectedOptions(p: StoredProduct, v: StoredVariant, o: RenderOptions) {
+  return Object.entries(v.options).map(([name, id]) => {
+    const option = p.options?.find((opt) => opt.name === name);
+    const value = option?.values.find((val) => val.id === id);
+    return { name: option ? text(option.label, o.locale.language, o.defaultLanguage) : name, label: value ? text(value.label, o.locale.language, o.defaultLanguage) : id, id };
+  });
+}
+
+export function variantTitle(p: StoredProduct, v: StoredVariant, o: RenderOptions): string {
+  if (v.title) return text(v.title, o.locale.language, o.defaultLanguage);
+  const labels = selectedOptions(p, v, o).map((s) => s.label);
+  return labels.length ? labels.join(' / ') : text(p.title, o.locale.language, o.defaultLanguage);
+}
+
+export function renderVariant(p: StoredProduct, v: StoredVariant, o: RenderOptions): Variant {
+  const t = (x: Parameters<typeof text>[0]) => text(x, o.locale.language, o.defaultLanguage);
+  const opts = selectedOptions(p, v, o);
+  return {
+    id: v.id,
+    ...(v.sku ? { sku: v.sku } : {}),
+    title: variantTitle(p, v, o),
+    description: { plain: t(v.description ?? p.description) },
+    price: price(v.price, o),
+    ...(v.list_price !== undefined ? { list_price: price(v.list_price, o) } : {}),
+    availability: { available: isAvailable(v), status: availabilityStatus(v) },
+    ...(opts.length ? { options: opts } : {}),
+    ...(v.media?.length
+      ? { media: v.media.map((m) => ({ type: m.type, url: absolute(m.url, o.origin), ...(m.alt_text ? { alt_text: t(m.alt_text) } : {}) })) }
+      : {}),
+    ...(v.barcodes?.length ? { barcodes: v.barcodes } : {}),
+    // Always present so clients can rely on it: an empty list means "no customizations".
+    // `quantity_available`: the most one cart can hold now, when stock is limited (docs/ucp.md).
+    metadata: { customizations: renderCustomizations(v.customizations ?? [], o), ...quantityAvailable(v) },
+  };
+}
+
+function quantityAvailable(v: StoredVariant): { quantity_available?: number } {
+  const n = unitsAvailable(v);
+  return n === null ? {} : { quantity_available: n };
+}
+
+function range(values: number[], o: RenderOptions) {
+  return { min: price(Math.min(...values), o), max: price(Math.max(...values), o) };
+}
+
+/** The full product object. `variants` lets callers choose and order the variants to include. */
+export function renderProduct(p: StoredProduct, o: RenderOptions, variants: StoredVariant[] = p.variants): Product {
+  const t = (x: Parameters<typeof text>[0]) => text(x, o.locale.language, o.defaultLanguage);
+  const listPrices = p.variants.map((v) => v.list_price ?? v.price);
+  const hasList = p.variants.some((v) => v.list_price !== undefined);
+  return {
+    id: p.id,
+    handle: p.handle,
+    title: t(p.title),
+    description: { plain: t(p.description) },
+    url: `${o.origin}/products/${p.handle}`,
+    categories: p.categories.map((value) => ({ value })),
+    price_range: range(p.variants.map((v) => v.price), o),
+    ...(hasList ? { list_price_range: range(listPrices, o) } : {}),
+    ...(p.media?.length
+      ? {
+          media: p.media.map((m) => ({
+            type: m.type,
+            url: absolute(m.url, o.origin),
+            ...(m.alt_text ? { alt_text: t(m.alt_text) } : {}),
+            ...(m.width ? { width: m.width } : {}),
+            ...(m.height ? { height: m.height } : {}),
+          })),
+        }
+      : {}),
+    ...(p.options?.length
+      ? { options: p.options.map((opt) => ({ name: t(opt.label), values: opt.values.map((v) => ({ id: v.id, label: t(v.label) })) })) }
+      : {}),
+    variants: variants.map((v) => renderVariant(p, v, o)),
+    ...(p.tags?.length ? { tags: p.tags } : {}),
+    ...(p.rating ? { rating: p.rating } : {}),
+  };
+}
+
+/** The variant shown first in listings: the first available one, else the first. */
+export function featuredVariant(p: StoredProduct): StoredVariant {
+  return p.variants.find(isAvailable) ?? p.variants[0];
+}

@@ -1,0 +1,107 @@
+/**
+ * What this business publishes about itself: the discovery profile and the `ucp` block of each
+ * response. One place, so discovery and responses never disagree about names or versions.
+ */
+import { UCP_VERSION } from '../../../src/wire/common.ts';
+import type { Shop } from '../../formats/types.ts';
+
+const SITE = `https://ucp.dev/${UCP_VERSION}`;
+export const SPEC_URL = `${SITE}/specification/overview`;
+export const REST_SCHEMA_URL = `${SITE}/services/shopping/rest.openapi.json`;
+export const MCP_SCHEMA_URL = `${SITE}/services/shopping/mcp.openrpc.json`;
+export const EMBEDDED_SCHEMA_URL = `${SITE}/services/shopping/embedded.openrpc.json`;
+
+export const CAP = {
+  search: 'dev.ucp.shopping.catalog.search',
+  lookup: 'dev.ucp.shopping.catalog.lookup',
+  cart: 'dev.ucp.shopping.cart',
+  discount: 'dev.ucp.shopping.discount',
+} as const;
+
+interface CapabilityEntry {
+  version: string;
+  spec: string;
+  schema: string;
+  extends?: string[];
+}
+
+/** Every capability this server implements, as published in discovery. */
+export const CAPABILITIES: Record<string, CapabilityEntry[]> = {
+  [CAP.search]: [{ version: UCP_VERSION, spec: `${SITE}/specification/catalog/search`, schema: `${SITE}/schemas/shopping/catalog_search.json` }],
+  [CAP.lookup]: [{ version: UCP_VERSION, spec: `${SITE}/specification/catalog/lookup`, schema: `${SITE}/schemas/shopping/catalog_lookup.json` }],
+  [CAP.cart]: [{ version: UCP_VERSION, spec: `${SITE}/specification/cart`, schema: `${SITE}/schemas/shopping/cart.json` }],
+  [CAP.discount]: [
+    { version: UCP_VERSION, spec: `${SITE}/specification/discount`, schema: `${SITE}/schemas/shopping/discount.json`, extends: [CAP.cart] },
+  ],
+};
+
+/** Capabilities relevant to each operation family (DIGEST §1.1 "Every response"). */
+export const RELEVANT: Record<'search' | 'lookup' | 'cart', string[]> = {
+  search: [CAP.search],
+  lookup: [CAP.lookup],
+  cart: [CAP.cart, CAP.discount],
+};
+
+export type Operation = keyof typeof RELEVANT;
+
+/**
+ * The `ucp` block for a response. `negotiated` is the capability set agreed with the calling
+ * platform (all of ours until UCP-Agent negotiation narrows it).
+ */
+export function responseMeta(op: Operation, negotiated: Iterable<string> = Object.keys(CAPABILITIES)) {
+  const allowed = new Set(negotiated);
+  const capabilities: Record<string, Array<{ version: string }>> = {};
+  for (const name of RELEVANT[op]) if (allowed.has(name)) capabilities[name] = [{ version: UCP_VERSION }];
+  return { version: UCP_VERSION, capabilities };
+}
+
+export function businessProfile(shop: Shop, origin: string, signingKeys?: unknown[]) {
+  const bindings: Array<Record<string, unknown>> = [
+    { version: UCP_VERSION, transport: 'rest', endpoint: `${origin}/api/ucp`, spec: SPEC_URL, schema: REST_SCHEMA_URL },
+  ];
+  if (shop.settings.mcp_enabled) {
+    bindings.push({ version: UCP_VERSION, transport: 'mcp', endpoint: `${origin}/mcp`, spec: SPEC_URL, schema: MCP_SCHEMA_URL });
+  }
+  bindings.push({ version: UCP_VERSION, transport: 'embedded', spec: SPEC_URL, schema: EMBEDDED_SCHEMA_URL });
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: { 'dev.ucp.shopping': bindings },
+      capabilities: CAPABILITIES,
+      // Checkout is not offered yet, so no payment handlers (the field itself is required).
+      payment_handlers: {},
+    },
+    ...(shop.settings.order_webhooks_enabled && signingKeys?.length ? { signing_keys: signingKeys } : {}),
+  };
+}
+
+/**
+ * The demo agent (`agent.localhost`, server/storefront/index.ts) publishes a platform profile, so an
+ * agent builder has a profile URL to name on their first call (docs/access.md "Zero setup"). It is a
+ * valid 2026-04-08 `platform_profile` naming every capability and transport this server offers, so
+ * negotiation with it keeps everything.
+ */
+export const DEMO_AGENT_HOSTNAME = 'agent.localhost';
+
+/** `http://agent.localhost:PORT/.well-known/ucp` for the port (or `host:port` origin) a client reached us on. */
+export function demoAgentProfileUrl(originOrPort: string | number): string {
+  let port = String(originOrPort);
+  if (!/^\d+$/.test(port)) {
+    const u = new URL(port);
+    port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  }
+  const suffix = port === '80' ? '' : `:${port}`;
+  return `http://${DEMO_AGENT_HOSTNAME}${suffix}/.well-known/ucp`;
+}
+
+export function demoPlatformProfile() {
+  const binding = (transport: string, schema: string) => ({ version: UCP_VERSION, transport, spec: SPEC_URL, schema });
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: { 'dev.ucp.shopping': [binding('rest', REST_SCHEMA_URL), binding('mcp', MCP_SCHEMA_URL), binding('embedded', EMBEDDED_SCHEMA_URL)] },
+      capabilities: CAPABILITIES,
+      payment_handlers: {},
+    },
+  };
+}
