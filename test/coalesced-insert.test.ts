@@ -31,10 +31,8 @@ const probes = coalescedInsert<Probe>({
   table: 'coalesce_probe',
   columns: [['id', 'text'], ['doc', 'jsonb'], ['label', 'text'], ['n', 'int'], ['at', 'timestamptz']],
 });
-const alone = (p: Probe) => () =>
-  sql`insert into coalesce_probe (id, doc, label, n, at) values (${p.id}, ${p.doc?.json ?? null}::jsonb, ${p.label}, ${p.n}, ${p.at}::timestamptz)`;
 const probe = (id: string, extra: Partial<Probe> = {}): Probe => ({ id, doc: { json: JSON.stringify({ id, list: [1, 'two', null] }) }, label: `label ${id}`, n: 1, at: new Date(), ...extra });
-const insert = (p: Probe, on: DB = db) => probes(on, p, alone(p));
+const insert = (p: Probe, on: DB = db) => probes(on, p);
 
 /** Statements in flight at once before rows start to wait (the module's rule). */
 const inFlight = () => (isSingleWriter(db) ? 1 : connectionsOf(db));
@@ -88,16 +86,31 @@ describe('coalesced inserts', () => {
   });
 
   it('a row whose statement cannot be built fails alone, in a batch or not', async () => {
+    // A value that throws when read: neither the batch's JSON nor the row's own statement can be built.
     const broken = (p: Probe) =>
-      probes(db, { ...p, n: 2n as unknown as number }, () => {
-        throw new Error(`cannot write ${p.id}`);
-      });
+      probes(
+        db,
+        Object.defineProperty({ ...p }, 'n', {
+          enumerable: true,
+          get() {
+            throw new Error(`cannot write ${p.id}`);
+          },
+        }),
+      );
     await expect(broken(probe('unbuildable-alone'))).rejects.toThrow('cannot write unbuildable-alone');
     const rows = Array.from({ length: inFlight() + 4 }, (_, i) => probe(`unbuildable-${i}`));
     const outcomes = await Promise.allSettled([...rows.map((p) => insert(p)), broken(probe('unbuildable-batched'))]);
     expect(outcomes.map((o) => o.status)).toEqual([...rows.map(() => 'fulfilled'), 'rejected']);
     const count = await sql<{ n: number }>`select count(*)::int as n from coalesce_probe where id like 'unbuildable-%'`.execute(db);
     expect(count.rows[0].n).toBe(rows.length);
+  });
+
+  it('builds the single-row statement from the same columns, written only where its condition holds', async () => {
+    const p = probe('single-kept', { label: 'tab\there', n: 42 });
+    await probes.single(p).execute(db);
+    await probes.single(probe('single-refused'), sql<boolean>`false`).execute(db);
+    const r = await sql<{ id: string; doc: unknown; label: string; n: number }>`select id, doc, label, n from coalesce_probe where id like 'single-%'`.execute(db);
+    expect(r.rows).toEqual([{ id: 'single-kept', doc: JSON.parse(p.doc!.json), label: 'tab\there', n: 42 }]);
   });
 
   it('runs inside a transaction as part of it', async () => {

@@ -9,9 +9,12 @@
  * of them. With nothing in flight a row goes at once, alone: an idle server adds no latency.
  *
  * Each caller's promise settles with its own row's outcome: if a batch fails, its rows are retried
- * one by one (with the caller's own single-row statement), so one bad row never fails another
- * request. A row is acknowledged only when its statement's commit is (durably: pglite-worker.mjs).
- * Inside a transaction the caller's statement runs as it is (it must see the transaction).
+ * one by one (each as its single-row statement), so one bad row never fails another request. A row
+ * is acknowledged only when its statement's commit is (durably: pglite-worker.mjs). Inside a
+ * transaction the row goes as its single-row statement (it must see the transaction).
+ *
+ * Both statements, the batch's and the single row's, are built here from one column list, so a
+ * table's row is described in one place (for carts: server/core/carts/carts.ts `cartColumns`).
  */
 import { sql, type RawBuilder } from 'kysely';
 import { connectionsOf, databaseIdentity, isSingleWriter, type DB } from './index.ts';
@@ -30,7 +33,6 @@ export interface CoalescedTable<Row extends Record<string, ColumnValue>> {
 
 interface Waiting<Row> {
   row: Row;
-  single: () => RawBuilder<unknown>;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -50,21 +52,35 @@ interface Queue<Row> {
  */
 const EMBEDDED_IN_FLIGHT = 1;
 
+const isJson = (v: ColumnValue): v is { json: string } => v !== null && typeof v === 'object' && !(v instanceof Date);
+
 function columnJson(v: ColumnValue): string {
-  if (v !== null && typeof v === 'object' && !(v instanceof Date)) return v.json;
-  return JSON.stringify(v);
+  return isJson(v) ? v.json : JSON.stringify(v);
 }
 
-/**
- * The inserter for one table: `insert(db, row, single)` writes `row`, coalesced with others when
- * `db` is the database itself; `single` is the same write as its own statement (used inside a
- * transaction, and for the rows of a failed batch).
- */
-export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: CoalescedTable<Row>) {
+/** What an inserter does: a row, coalesced; and the same row as a statement of its own. */
+export interface Inserter<Row> {
+  /** Writes `row`, coalesced with others when `db` is the database itself; settles once committed. */
+  (db: DB, row: Row): Promise<void>;
+  /**
+   * The row's own single-row statement, performed only where `when` holds (default: always), e.g. a
+   * condition that claims something in the same statement. Used inside transactions, for the rows
+   * of a failed batch, and by callers who need the condition.
+   */
+  single(row: Row, when?: RawBuilder<boolean>): RawBuilder<unknown>;
+}
+
+/** The inserter for one table, both of its statements built from `spec`. */
+export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: CoalescedTable<Row>): Inserter<Row> {
   const maxRows = spec.maxRows ?? 64;
   const names = spec.columns.map(([name]) => name);
+  const columnList = sql.join(names.map((n) => sql.id(n)));
+  const single = (row: Row, when: RawBuilder<boolean> = sql<boolean>`true`) =>
+    sql`insert into ${sql.id(spec.table)} (${columnList})
+      select ${sql.join(spec.columns.map(([n, type]) => sql`${isJson(row[n]) ? (row[n] as { json: string }).json : row[n]}::${sql.raw(type)}`))}
+      where ${when}`;
   const statement = (json: string) =>
-    sql`insert into ${sql.id(spec.table)} (${sql.join(names.map((n) => sql.id(n)))})
+    sql`insert into ${sql.id(spec.table)} (${columnList})
       select ${sql.join(names.map((n) => sql`r.${sql.id(n)}`))}
       from jsonb_to_recordset(${json}::jsonb) as r(${sql.raw(spec.columns.map(([n, type]) => `"${n}" ${type}`).join(', '))})`;
   const keys = names.map((n) => JSON.stringify(n));
@@ -75,7 +91,7 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
   /** One row's own statement, settling its caller (never throws). */
   const alone = (db: DB, w: Waiting<Row>) =>
     Promise.resolve()
-      .then(() => w.single().execute(db))
+      .then(() => single(w.row).execute(db))
       .then(() => w.resolve(), w.reject);
 
   async function runBatch(db: DB, batch: Waiting<Row>[]): Promise<void> {
@@ -102,15 +118,16 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
     }
   }
 
-  return function insert(db: DB, row: Row, single: () => RawBuilder<unknown>): Promise<void> {
-    if (db.isTransaction) return single().execute(db).then(() => undefined);
+  function insert(db: DB, row: Row): Promise<void> {
+    if (db.isTransaction) return Promise.resolve().then(() => single(row).execute(db)).then(() => undefined);
     const id = databaseIdentity(db);
     let q = queues.get(id);
     if (!q) queues.set(id, (q = { waiting: [], inFlight: 0 }));
     const limit = isSingleWriter(db) ? EMBEDDED_IN_FLIGHT : connectionsOf(db);
     return new Promise<void>((resolve, reject) => {
-      q.waiting.push({ row, single, resolve, reject });
+      q.waiting.push({ row, resolve, reject });
       pump(db, q, limit);
     });
-  };
+  }
+  return Object.assign(insert, { single });
 }

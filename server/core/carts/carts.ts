@@ -209,23 +209,12 @@ function cartRow(record: CartRecord, now: Date) {
   };
 }
 
-/**
- * The INSERT of a prepared cart, performed only where `when` holds: `sql\`true\`` for a plain
- * create, the claim of an idempotency key for a keyed one (runIdempotentInsert), so both are one
- * statement built here.
- */
-export function cartInsert(record: CartRecord, now: Date, when: RawBuilder<boolean> = sql<boolean>`true`): RawBuilder<unknown> {
-  const row = cartRow(record, now);
-  return sql`insert into carts (shop_id, id, currency, language, context, buyer, line_items, discounts, created_at, updated_at, expires_at)
-    select ${record.shop_id}::text, ${record.id}::text, ${row.currency}::text, ${row.language}::text, ${row.context}::jsonb,
-      ${row.buyer}::jsonb, ${row.line_items}::jsonb, ${row.discounts}::jsonb,
-      ${now}::timestamptz, ${row.updated_at}::timestamptz, ${row.expires_at}::timestamptz
-    where ${when}`;
-}
-
 type CartColumns = Record<'shop_id' | 'id' | 'currency' | 'language' | 'context' | 'buyer' | 'line_items' | 'discounts' | 'created_at' | 'updated_at' | 'expires_at', ColumnValue>;
 
-/** New carts written together when they arrive together (server/db/coalesced-insert.ts). */
+/**
+ * The carts table's inserter: a create without an idempotency key is coalesced with others
+ * arriving together (server/db/coalesced-insert.ts); a keyed create uses its single-row statement.
+ */
 const newCarts = coalescedInsert<CartColumns>({
   table: 'carts',
   columns: [
@@ -234,27 +223,36 @@ const newCarts = coalescedInsert<CartColumns>({
   ],
 });
 
-/** Writes a prepared cart (a create without an idempotency key); resolves once it is committed. */
-export function writeNewCart(db: Exec, record: CartRecord, now: Date): Promise<void> {
+/** A new cart's row: the one place its inserted values are set, for both kinds of create. */
+function cartColumns(record: CartRecord, now: Date): CartColumns {
   const row = cartRow(record, now);
   const json = (text: string) => ({ json: text });
-  return newCarts(
-    db,
-    {
-      shop_id: record.shop_id,
-      id: record.id,
-      currency: row.currency,
-      language: row.language,
-      context: json(row.context),
-      buyer: row.buyer === null ? null : json(row.buyer),
-      line_items: json(row.line_items),
-      discounts: json(row.discounts),
-      created_at: now,
-      updated_at: row.updated_at,
-      expires_at: row.expires_at,
-    },
-    () => cartInsert(record, now),
-  );
+  return {
+    shop_id: record.shop_id,
+    id: record.id,
+    currency: row.currency,
+    language: row.language,
+    context: json(row.context),
+    buyer: row.buyer === null ? null : json(row.buyer),
+    line_items: json(row.line_items),
+    discounts: json(row.discounts),
+    created_at: now,
+    updated_at: row.updated_at,
+    expires_at: row.expires_at,
+  };
+}
+
+/**
+ * The INSERT of a prepared cart as one statement, performed only where `when` holds: the claim of
+ * an idempotency key for a keyed create (runIdempotentInsert), so key and cart are one statement.
+ */
+export function cartInsert(record: CartRecord, now: Date, when?: RawBuilder<boolean>): RawBuilder<unknown> {
+  return newCarts.single(cartColumns(record, now), when);
+}
+
+/** Writes a prepared cart (a create without an idempotency key); resolves once it is committed. */
+export function writeNewCart(db: Exec, record: CartRecord, now: Date): Promise<void> {
+  return newCarts(db, cartColumns(record, now));
 }
 
 export async function createCart(db: Exec, shop: Shop, req: CreateCartRequest, opts: CartOptions = {}): Promise<WriteResult> {
