@@ -54,7 +54,7 @@ const UCP_CORS = {
 export function createRequestListener(deps: AppDeps) {
   const app = createApp(deps);
   const hono = getRequestListener(app.fetch, { hostname: deps.config.host });
-  const discovery = discoveryFastPath({ config: deps.config, corsHeaders: simpleCorsHeaders(UCP_CORS) });
+  const discovery = discoveryFastPath({ db: deps.db, config: deps.config, corsHeaders: simpleCorsHeaders(UCP_CORS) });
   const inFlight = new Set<Promise<unknown>>();
   let stopping = false;
   const probes = healthProbes(deps.db, () => stopping);
@@ -112,7 +112,7 @@ export function createApp({ db, config }: AppDeps) {
     // Development only: a production server serves no demo-only page (issue 29).
     if (hostname === AGENT_HOSTNAME && config.mode === 'development') return agent(c, next);
     // Every request needs its shop: take the cached one synchronously when there is one.
-    const cached = cachedShop(hostname);
+    const cached = cachedShop(db, hostname);
     c.set('shop', cached !== undefined ? cached : await findShopByDomain(db, hostname));
     await next();
     // The operation label of ucp_requests_total: the template that answered, never the raw path.

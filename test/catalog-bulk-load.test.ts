@@ -23,7 +23,7 @@ beforeAll(async () => {
   const small = generateCatalog({ products: COUNT, shopId: 'shop_small', domain: 'small.localhost', name: 'Small' });
   await loadCatalogFile(s.db, { ...small, products: small.products.slice(0, 100) });
   for (let i = 100; i < COUNT; i += 100) await upsertProducts(s.db, { id: 'shop_small', settings: small.shop.settings }, small.products.slice(i, i + 100));
-  forgetCachedShops();
+  forgetCachedShops(s.db);
 }, 240_000);
 afterAll(() => s?.close());
 

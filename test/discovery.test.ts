@@ -156,7 +156,7 @@ describe('discovery fast path (server/ucp/discovery.ts)', () => {
     };
     return { out, res: res as unknown as ServerResponse };
   }
-  const fast = () => discoveryFastPath({ config: { trustProxy: false, host: '127.0.0.1', port: s.port }, corsHeaders: { 'Access-Control-Allow-Origin': '*' } });
+  const fast = () => discoveryFastPath({ db: s.db, config: { trustProxy: false, host: '127.0.0.1', port: s.port }, corsHeaders: { 'Access-Control-Allow-Origin': '*' } });
   const call = (headers: Record<string, string>, url = '/.well-known/ucp', method = 'GET') => {
     const { out, res } = recorder();
     const handled = fast()({ url, method, headers } as IncomingMessage, res);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   s = await startTestServer({ transportRateLimits: true });
   const limits = JSON.stringify({ anonymous: { write: { burst: WRITE.capacity, per_second: WRITE.refillPerSecond } } });
   await sql`update shops set settings = jsonb_set(settings::jsonb, '{rate_limits}', ${limits}::jsonb) where domain = 'demo.localhost'`.execute(s.db);
-  forgetCachedShops();
+  forgetCachedShops(s.db);
 });
 afterAll(() => s?.close());
 
@@ -158,7 +158,7 @@ describe('per-shop settings', () => {
     expect(limits.keyed).toEqual(DEFAULT_TRANSPORT_LIMITS.keyed);
     // Live: the shop's row changes, the server follows.
     await s.db.updateTable('shops').set({ settings: JSON.stringify(own.settings) as never }).where('id', '=', shop.id).execute();
-    forgetCachedShops();
+    forgetCachedShops(s.db);
     const search = () => requestFrom({ port: s.port, from: '127.0.10.1', host: 'strict.localhost', method: 'POST', path: '/api/ucp/catalog/search', body: { query: 'a' } });
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await search()).status);

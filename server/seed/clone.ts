@@ -43,6 +43,6 @@ export async function cloneDemoShop(db: DB, sourceId: string, opts: { domain?: s
   const id = `${sourceId}_${suffix}`;
   const copy = { ...file, shop: { ...file.shop, id, domain } };
   const loaded = await loadCatalogFile(db, copy);
-  forgetCachedShops(); // a lookup of this domain before it existed may be cached as "no shop"
+  forgetCachedShops(db); // a lookup of this domain before it existed may be cached as "no shop"
   return { id, domain, source: sourceId, products: loaded.products };
 }

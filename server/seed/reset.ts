@@ -71,7 +71,7 @@ export async function resetShop(db: DB, shopId: string, opts: { catalogFile?: un
   });
   // After the commit: this process's caches (the running server's, when it calls this) start over.
   await catalogWritten(db, shopId);
-  forgetCachedShops();
+  forgetCachedShops(db);
   if (!file) return { shop: shopId, deleted: summary, catalog: 'kept' };
   const loaded = await loadCatalogFile(db, file);
   return { shop: shopId, deleted: summary, catalog: { source: opts.catalogSource ?? file[SOURCE] ?? 'catalog file', products: loaded.products } };

@@ -80,7 +80,7 @@ export const discoveryHandler: Handler<AppEnv> = async (c) => {
  * unknown or uncached shop, the protocol off, a malformed Host, a shop with webhook keys) goes to
  * the Hono route, which also fills the caches this reads.
  */
-export function discoveryFastPath(opts: { config: Pick<Config, 'trustProxy' | 'host' | 'port'>; corsHeaders: Record<string, string> }) {
+export function discoveryFastPath(opts: { db: DB; config: Pick<Config, 'trustProxy' | 'host' | 'port'>; corsHeaders: Record<string, string> }) {
   // Prepared answers per rendered profile: header lists built once, not per request.
   const prepared = new WeakMap<Rendered, { ok: string[]; notModified: string[] }>();
   const prepare = (hit: Rendered) => {
@@ -93,7 +93,7 @@ export function discoveryFastPath(opts: { config: Pick<Config, 'trustProxy' | 'h
     if (req.url !== DISCOVERY_PATH || req.method !== 'GET') return false;
     const o = requestOrigin((name) => req.headers[name] as string | undefined, opts.config);
     if (!o) return false;
-    const shop = cachedShop(o.hostname);
+    const shop = cachedShop(opts.db, o.hostname);
     if (!shop || !shop.protocolEnabled) return false;
     const hit = cachedProfile(shop, o.origin);
     if (!hit) return false;

@@ -103,7 +103,7 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
         for (; next < sources.length; next++) report(next, { file: sources[next].name, error: 'not loaded: the run stopped at the failure above' });
         break;
       }
-      forgetCachedShops();
+      forgetCachedShops(db);
       for (const g of group) {
         if (g.skipped) report(g.index, { file: sources[g.index].name, shop: g.file.shop.id, skipped: true });
         else if (g.error) report(g.index, failure(sources[g.index].name, g.error));

@@ -188,7 +188,7 @@ export async function createEndpoint(db: DB, shop: Shop, input: unknown, mode: M
     return toEndpoint(row);
   });
   await ensureShopKey(db, shop.id);
-  forgetCachedShops();
+  forgetCachedShops(db);
   return endpoint;
 }
 
@@ -217,6 +217,6 @@ export async function deleteEndpoint(db: DB, shopId: string, id: string): Promis
     }
     return true;
   });
-  if (ok) forgetCachedShops();
+  if (ok) forgetCachedShops(db);
   return ok;
 }
