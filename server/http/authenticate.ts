@@ -214,123 +214,151 @@ async function spendOnFailure(input: AuthInput): Promise<void> {
   await spendBudget(input, { tier: 'anonymous', id: input.client });
 }
 
-export async function authenticate(input: AuthInput): Promise<AccessContext> {
-  const { config, shop, operation, headers } = input;
-  const origin = new URL(input.url).origin;
-  const profiles = platformProfiles(allowInsecureProfiles(config), config.mode);
+type Profiles = ReturnType<typeof platformProfiles>;
 
-  // 1. The profile URL, when named.
-  let profileUrl: string | undefined;
-  if (input.profileUrl !== undefined) {
-    try {
-      profileUrl = profiles.href(input.profileUrl);
-    } catch (e) {
-      if (e instanceof ProfileError) throw new AccessDenied(e.code, `${e.message} ${profileAdvice(config, origin)}`, 400);
-      throw e;
-    }
+/** Step 1: the profile URL the caller names, normalized, or undefined when it names none. */
+function namedProfileUrl(input: AuthInput, profiles: Profiles, origin: string): string | undefined {
+  if (input.profileUrl === undefined) return undefined;
+  try {
+    return profiles.href(input.profileUrl);
+  } catch (e) {
+    if (e instanceof ProfileError) throw new AccessDenied(e.code, `${e.message} ${profileAdvice(input.config, origin)}`, 400);
+    throw e;
   }
+}
 
-  // 2. The tier.
-  const key = presentedKey(headers, origin);
-  // The storefront's own pages (core/access/storefront-tokens.ts): every operation, whatever the policy.
-  if (key !== undefined && isStorefrontToken(key)) {
-    const state = checkStorefrontToken(shop.id, key, input.now);
-    if (state !== 'ok') {
-      await spendOnFailure(input);
-      throw new AccessDenied('invalid_credentials', state === 'expired' ? 'This storefront page is too old; reload it.' : 'The storefront token is not valid for this shop.', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
-    }
-    // The token is in every page's HTML, so it names no client: its callers are shoppers' browsers
-    // and spend their address's anonymous budget (docs/security.md).
-    await spendBudget(input, { tier: 'anonymous', id: input.client });
-    return { tier: 'token', principal: { type: 'storefront' }, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
+/**
+ * The storefront's own pages (core/access/storefront-tokens.ts): every operation, whatever the
+ * policy. The token is in every page's HTML, so it names no client: its callers are shoppers'
+ * browsers and spend their address's anonymous budget (docs/security.md).
+ */
+async function storefrontAccess(input: AuthInput, token: string, origin: string): Promise<AccessContext> {
+  const state = checkStorefrontToken(input.shop.id, token, input.now);
+  if (state !== 'ok') {
+    await spendOnFailure(input);
+    throw new AccessDenied('invalid_credentials', state === 'expired' ? 'This storefront page is too old; reload it.' : 'The storefront token is not valid for this shop.', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
   }
-  const signed = headers.has('signature') || headers.has('signature-input');
-  const tier: Tier = key !== undefined ? 'token' : signed ? 'signed' : 'anonymous';
-  let principal: Principal | undefined;
+  await spendBudget(input, { tier: 'anonymous', id: input.client });
+  return { tier: 'token', principal: { type: 'storefront' }, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
+}
 
-  // 3. Policy first (cheap, and no profile fetch for callers that are refused anyway).
-  const policy = accessPolicy(shop);
-  if (!allows(policy, tier, operation)) {
-    if (tier === 'anonymous') {
-      throw new AccessDenied('identity_required', `${operation} needs a channel API key or a signed request on this shop.`, 401, { 'WWW-Authenticate': realm(origin) });
-    }
-    throw new AccessDenied('insufficient_scope', `The ${tier} tier may not call ${operation} on this shop.`, 403);
+/** Step 3: the shop's policy must let the tier call the operation (cheap: before any key lookup or profile fetch). */
+function checkPolicy(shop: Shop, tier: Tier, operation: OperationName, origin: string): void {
+  if (allows(accessPolicy(shop), tier, operation)) return;
+  if (tier === 'anonymous') {
+    throw new AccessDenied('identity_required', `${operation} needs a channel API key or a signed request on this shop.`, 401, { 'WWW-Authenticate': realm(origin) });
   }
-  // Anonymous callers spend their address's budget before any further work (profile fetches included).
-  if (tier === 'anonymous') await spendBudget(input, { tier, id: input.client });
+  throw new AccessDenied('insufficient_scope', `The ${tier} tier may not call ${operation} on this shop.`, 403);
+}
 
-  if (key !== undefined) {
-    const record = await verifyChannelKey(input.db, shop.id, key);
-    if (!record) {
-      await spendOnFailure(input);
-      throw new AccessDenied('invalid_credentials', 'The API key is not valid for this shop (unknown or revoked).', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
-    }
-    if (profileUrl === undefined) {
-      throw new AccessDenied('invalid_profile_url', 'A request with a channel API key must name its platform profile (UCP-Agent: profile="https://…").', 400);
-    }
-    // 4. Identity binding.
-    if (record.profile_url !== profileUrl) {
-      throw new AccessDenied('profile_not_trusted', `This API key was issued for ${record.profile_url}, not for ${profileUrl}.`, 403);
-    }
-    principal = { type: 'channel_key', id: record.id, profileUrl };
-    await spendBudget(input, { tier, id: record.id });
-  } else if (signed && profileUrl === undefined) {
-    throw new AccessDenied('invalid_profile_url', 'A signed request must name its platform profile (UCP-Agent: profile="https://…"), where its signing key is published.', 400);
+/** Steps 2 and 4 for a channel API key: known and live, and acting for the profile it was issued for. */
+async function channelKeyPrincipal(input: AuthInput, key: string, profileUrl: string | undefined, origin: string): Promise<Principal & { type: 'channel_key' }> {
+  const record = await verifyChannelKey(input.db, input.shop.id, key);
+  if (!record) {
+    await spendOnFailure(input);
+    throw new AccessDenied('invalid_credentials', 'The API key is not valid for this shop (unknown or revoked).', 401, { 'WWW-Authenticate': `${realm(origin)}, error="invalid_token"` });
   }
+  if (profileUrl === undefined) {
+    throw new AccessDenied('invalid_profile_url', 'A request with a channel API key must name its platform profile (UCP-Agent: profile="https://…").', 400);
+  }
+  if (record.profile_url !== profileUrl) {
+    throw new AccessDenied('profile_not_trusted', `This API key was issued for ${record.profile_url}, not for ${profileUrl}.`, 403);
+  }
+  await spendBudget(input, { tier: 'token', id: record.id });
+  return { type: 'channel_key', id: record.id, profileUrl };
+}
 
-  if (profileUrl === undefined) return { tier, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
-
-  // 5. Fetch and validate the profile, check the version.
+/** Step 5: the profile fetched and validated, and the UCP version it and this business share. */
+async function resolveProfile(input: AuthInput, profiles: Profiles, profileUrl: string, origin: string): Promise<{ resolved: ResolvedProfile; version: string }> {
   let resolved: ResolvedProfile;
   try {
     resolved = await profiles.get(profileUrl);
   } catch (e) {
     if (e instanceof ProfileError) {
-      const advice = config.mode === 'production' ? '' : ` ${profileAdvice(config, origin)}`;
+      const advice = input.config.mode === 'production' ? '' : ` ${profileAdvice(input.config, origin)}`;
       throw new AccessDenied(e.code, `${e.message}${advice}`, e.code === 'profile_unreachable' ? 424 : e.code === 'profile_malformed' ? 422 : 400);
     }
     throw e;
   }
-  let version: string;
   try {
-    version = negotiated(resolved).version;
+    return { resolved, version: negotiated(resolved).version };
   } catch (e) {
     if (e instanceof NegotiationError) throw new AccessDenied('version_unsupported', e.message, 422);
     throw e;
   }
+}
 
-  // Signatures: verified with the profile's keys (an unknown kid forces one refresh per origin per minute).
-  if (signed) {
-    const url = new URL(input.url);
-    const body = REQUEST_BODY_METHODS.has(input.method.toUpperCase()) ? await input.body() : '';
-    const hasBody = (typeof body === 'string' ? body.length : body.byteLength) > 0;
-    let current = resolved;
-    const result = await verify({
-      message: { method: input.method, url, headers },
-      requiredComponents: requiredComponents(input.method, url, headers, hasBody),
-      ...(hasBody ? { body } : {}),
-      maxSkewSeconds: MAX_CLOCK_SKEW_SECONDS,
-      ...(input.now !== undefined ? { now: input.now } : {}),
-      resolveKey: async (kid) => {
-        const find = (p: ResolvedProfile) => p.profile.signing_keys?.find((k) => k.kid === kid);
-        let jwk = find(current);
-        if (!jwk) {
-          const fresh = await profiles.refresh(profileUrl!).catch(() => null);
-          if (fresh) {
-            current = fresh;
-            jwk = find(fresh);
-          }
+/**
+ * A signature verified with the profile's keys; an unknown kid forces one refresh of the profile
+ * (at most once per origin per minute). Returns the key id and the profile as it now stands.
+ */
+async function verifySignature(input: AuthInput, profiles: Profiles, resolved: ResolvedProfile, profileUrl: string, origin: string): Promise<{ keyid: string; resolved: ResolvedProfile }> {
+  const url = new URL(input.url);
+  const body = REQUEST_BODY_METHODS.has(input.method.toUpperCase()) ? await input.body() : '';
+  const hasBody = (typeof body === 'string' ? body.length : body.byteLength) > 0;
+  let current = resolved;
+  const result = await verify({
+    message: { method: input.method, url, headers: input.headers },
+    requiredComponents: requiredComponents(input.method, url, input.headers, hasBody),
+    ...(hasBody ? { body } : {}),
+    maxSkewSeconds: MAX_CLOCK_SKEW_SECONDS,
+    ...(input.now !== undefined ? { now: input.now } : {}),
+    resolveKey: async (kid) => {
+      const find = (p: ResolvedProfile) => p.profile.signing_keys?.find((k) => k.kid === kid);
+      let jwk = find(current);
+      if (!jwk) {
+        const fresh = await profiles.refresh(profileUrl).catch(() => null);
+        if (fresh) {
+          current = fresh;
+          jwk = find(fresh);
         }
-        return (jwk as never) ?? null;
-      },
-    });
-    if (!result.ok) {
-      if (!principal) await spendOnFailure(input);
-      throw signatureError(result.code, result.message, origin);
+      }
+      return (jwk as never) ?? null;
+    },
+  });
+  if (!result.ok) throw signatureError(result.code, result.message, origin);
+  return { keyid: result.keyid, resolved: current };
+}
+
+export async function authenticate(input: AuthInput): Promise<AccessContext> {
+  const { config, shop, operation, headers } = input;
+  const origin = new URL(input.url).origin;
+  const profiles = platformProfiles(allowInsecureProfiles(config), config.mode);
+  const profileUrl = namedProfileUrl(input, profiles, origin);
+
+  // 2. The tier, from the credential presented.
+  const key = presentedKey(headers, origin);
+  if (key !== undefined && isStorefrontToken(key)) return storefrontAccess(input, key, origin);
+  const signed = headers.has('signature') || headers.has('signature-input');
+  const tier: Tier = key !== undefined ? 'token' : signed ? 'signed' : 'anonymous';
+
+  // 3. Policy first (no profile fetch for callers that are refused anyway); anonymous callers then
+  // spend their address's budget before any further work (profile fetches included).
+  checkPolicy(shop, tier, operation, origin);
+  if (tier === 'anonymous') await spendBudget(input, { tier, id: input.client });
+
+  let principal: Principal | undefined;
+  if (key !== undefined) principal = await channelKeyPrincipal(input, key, profileUrl, origin);
+  else if (signed && profileUrl === undefined) {
+    throw new AccessDenied('invalid_profile_url', 'A signed request must name its platform profile (UCP-Agent: profile="https://…"), where its signing key is published.', 400);
+  }
+  if (profileUrl === undefined) return { tier, negotiated: ALL_CAPABILITIES, version: UCP_VERSION };
+
+  const fetched = await resolveProfile(input, profiles, profileUrl, origin);
+  const version = fetched.version;
+  let resolved = fetched.resolved;
+  if (signed) {
+    let checked: { keyid: string; resolved: ResolvedProfile };
+    try {
+      checked = await verifySignature(input, profiles, resolved, profileUrl, origin);
+    } catch (e) {
+      // A failed signature with no key behind it names no client: the address's budget pays.
+      if (!principal && e instanceof AccessDenied) await spendOnFailure(input);
+      throw e;
     }
-    resolved = current;
+    resolved = checked.resolved;
     if (!principal) {
-      principal = { type: 'signature', keyid: result.keyid, profileUrl };
+      principal = { type: 'signature', keyid: checked.keyid, profileUrl };
       await spendBudget(input, { tier, id: profileUrl });
     }
   }
