@@ -6,6 +6,12 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
+  await accountTables(db);
+  await merchantTables(db);
+}
+
+/** The account service's tables: users, OAuth apps, sessions, pending requests, codes, tokens. */
+async function accountTables(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -82,7 +88,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('oauth_tokens_family_idx').on('oauth_tokens').column('family_id').execute();
   await db.schema.createIndex('oauth_tokens_code_idx').on('oauth_tokens').column('code_id').execute();
+}
 
+/** The merchant API's own records: customers and their orders. */
+async function merchantTables(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('customers')
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id').onDelete('cascade'))
