@@ -14,6 +14,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
+import { provenance } from '../http/origin.ts';
 import { resetShop } from '../seed/reset.ts';
 import { cloneRoute } from './clone.ts';
 import { forgetKeys } from '../http/inspector/store.ts';
@@ -28,10 +29,10 @@ const HOW = `Send POST with the header Content-Type: application/json from a scr
 /** Refuses what a web page could forge: a simple (form-encodable) request, or one from another origin. */
 export const unforgeable: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (SAFE_METHODS.has(c.req.method)) return next();
-  const origin = c.req.header('origin');
-  const site = c.req.header('sec-fetch-site');
-  if ((origin !== undefined && origin !== c.get('origin')) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
-    return protocolError(c, 403, 'cross_origin_refused', `Development endpoints refuse requests from web pages of another origin (Origin: ${String(origin ?? site).slice(0, 100)}). ${HOW}`);
+  const from = provenance(c.req, [c.get('origin')]);
+  if (from === 'foreign' || from === 'opaque') {
+    const said = c.req.header('origin') ?? c.req.header('sec-fetch-site');
+    return protocolError(c, 403, 'cross_origin_refused', `Development endpoints refuse requests from web pages of another origin (Origin: ${String(said).slice(0, 100)}). ${HOW}`);
   }
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
     return protocolError(c, 415, 'unsupported_media_type', `Development endpoints take only Content-Type: application/json, which a web page cannot send to another origin unasked. ${HOW}`);

@@ -23,3 +23,32 @@ export function requestOrigin(header: (name: string) => string | undefined, conf
   const lower = host.toLowerCase();
   return { origin: `${fwdProto === 'https' ? 'https' : 'http'}://${lower}`, hostname: lower.replace(/:\d+$/, '') };
 }
+
+/**
+ * Which page a browser says sent a request, judged against this server's own origins:
+ * - `foreign`: another origin (`Sec-Fetch-Site` other than same-origin, or an `Origin`/`Referer`
+ *   naming another host or a scheme that is not http(s));
+ * - `opaque`: `Origin: null` or a value naming no origin (sandboxed frames, some cross-origin
+ *   redirects), where a browser hides where it comes from;
+ * - `same`: a page of one of `own`;
+ * - `unnamed`: nothing said: not a browser's page (curl, scripts, servers) or a navigation typed in.
+ * Hosts are compared, not schemes: behind a proxy that ends TLS the page is https while the origin
+ * this server builds may say http. One rule for the development routes, the checkout handoff page
+ * and the account service's forms; each decides what it accepts.
+ */
+export type Provenance = 'same' | 'foreign' | 'opaque' | 'unnamed';
+
+export function provenance(req: { header(name: string): string | undefined }, own: readonly string[], opts: { referer?: boolean } = {}): Provenance {
+  const site = req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'foreign';
+  const from = req.header('origin') ?? (opts.referer ? req.header('referer') : undefined);
+  if (from === undefined) return 'unnamed';
+  let url: URL;
+  try {
+    url = new URL(from);
+  } catch {
+    return 'opaque'; // `null`, and anything else that names no origin
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'foreign';
+  return own.some((o) => new URL(o).host === url.host) ? 'same' : 'foreign';
+}

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppEnv } from '../http/env.ts';
+import { provenance } from '../http/origin.ts';
 import { nowMs } from './clock.ts';
 import { issuerOf } from './bearer.ts';
 import { randomToken, safeEqual, sha256 } from '../lib/crypto.ts';
@@ -69,9 +70,11 @@ export async function endSession(c: Context<AppEnv>, session: Session): Promise<
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
 }
 
-/** True when the form's token matches the session's and a present Origin header is our own. */
+/**
+ * True when the form's token matches the session's and the browser does not say the form came from
+ * another origin (an opaque `Origin: null` is left to the token).
+ */
 export function csrfOk(c: Context<AppEnv>, session: Session, token: unknown): boolean {
-  const origin = c.req.header('origin');
-  if (origin && origin !== 'null' && origin.toLowerCase() !== c.get('origin') && origin.toLowerCase() !== publicOrigin(c)) return false;
+  if (provenance(c.req, [c.get('origin'), publicOrigin(c)]) === 'foreign') return false;
   return typeof token === 'string' && safeEqual(token, session.csrf);
 }

@@ -17,6 +17,7 @@ import { lineAmount, signedAmount } from '../../src/views/amounts.ts';
 import { customizationsText } from '../../src/views/line-text.ts';
 import { getCartOp } from '../ucp/cart-operations.ts';
 import { protocolError } from '../http/errors.ts';
+import { provenance } from '../http/origin.ts';
 import { html, page, type PageOptions } from './pages.ts';
 import { prefsOf } from './prefs.ts';
 import { storeWords, type StoreSay, type StoreWord } from './words.ts';
@@ -64,16 +65,8 @@ function notice(c: Context<AppEnv>, shop: Shop, text: string, back: string, stat
  * cannot put words in front of a shopper.
  */
 function postedFromHere(c: Context<AppEnv>): boolean {
-  const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin') return false;
-  const from = c.req.header('origin') ?? c.req.header('referer');
-  if (from === undefined) return true;
-  try {
-    const u = new URL(from);
-    return (u.protocol === 'https:' || u.protocol === 'http:') && u.host === new URL(c.get('origin')).host;
-  } catch {
-    return false; // `null` and anything else that names no origin
-  }
+  const from = provenance(c.req, [c.get('origin')], { referer: true });
+  return from === 'same' || from === 'unnamed';
 }
 
 export function checkoutRoutes() {
