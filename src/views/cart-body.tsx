@@ -34,7 +34,7 @@ type CodeMsg = NonNullable<CartUi['codeMsg']['value']>;
 
 /**
  * One render of a body that has lines, as its parts and handlers see it. The body reads every
- * signal and hands the values down, so it alone re-renders on a change; the parts read none.
+ * signal while rendering and hands the values down; the parts read none.
  */
 interface Ctx extends CartProps {
   lang: string;
