@@ -10,7 +10,7 @@ import { bucketStoreFor } from '../http/db-bucket-store.ts';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
-import { authenticateApp, findApp, findUser, verifyLogin, type User } from '../core/accounts/accounts.ts';
+import { authenticateApp, findApp, findUser, verifyLogin, type OAuthApp, type User } from '../core/accounts/accounts.ts';
 import { findShopById } from '../core/shops/shops.ts';
 import { SCOPES, SCOPE_NAMES, parseScope } from '../core/accounts/scopes.ts';
 import { nowMs } from './clock.ts';
@@ -277,77 +277,117 @@ function metadataRoute(r: Hono<AppEnv>): void {
 
 /** The authorization code flow a person walks through: authorize, sign in, consent (PKCE, exact redirect URIs). */
 function authorizationRoutes(r: Hono<AppEnv>): void {
-  r.get('/oauth2/authorize', async (c) => {
-    const db = c.get('db');
-    const url = new URL(c.req.url);
-    const q = url.searchParams;
-    const dup = AUTHZ_PARAMS.find((k) => q.getAll(k).length > 1);
-    const clientId = q.get('client_id');
-    const redirectUri = q.get('redirect_uri');
-    // Until client_id and redirect_uri check out, nothing is redirected anywhere.
-    if (dup === 'client_id' || dup === 'redirect_uri') return page(c, errorPage('Invalid request', `The parameter ${dup} was sent more than once.`), 400);
-    if (!clientId) return page(c, errorPage('Invalid request', 'The client_id parameter is missing.'), 400);
-    const app = await findApp(db, clientId);
-    if (!app) return page(c, errorPage('Unknown application', 'No application is registered with this client_id.'), 400);
-    if (!redirectUri) return page(c, errorPage('Invalid request', 'The redirect_uri parameter is missing.'), 400);
-    if (!app.redirectUris.includes(redirectUri)) {
-      return page(c, errorPage('Invalid redirect URI', 'The redirect_uri is not registered for this application.'), 400);
-    }
+  r.get('/oauth2/authorize', authorize);
+  loginRoute(r);
+  consentRoutes(r);
+}
 
-    const state = q.get('state');
-    const fail = (error: string, description: string) => redirectWith(c, redirectUri, { error, error_description: description, state });
-    if (dup) return fail('invalid_request', `The parameter ${dup} was sent more than once.`);
-    const responseType = q.get('response_type');
-    if (!responseType) return fail('invalid_request', 'The response_type parameter is missing.');
-    if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
-    const scope = parseScope(q.get('scope'));
-    if (!scope.ok) {
-      return fail('invalid_scope', scope.unknown.length ? `Unknown scope: ${scope.unknown.join(' ')}` : 'The scope parameter is missing.');
-    }
-    const challenge = q.get('code_challenge');
-    const method = q.get('code_challenge_method');
-    if (challenge !== null || method !== null) {
-      if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
-      if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest (43 characters).');
-    } else if (!app.confidential) {
-      return fail('invalid_request', 'Public clients must use PKCE (code_challenge with code_challenge_method=S256).');
-    }
+/**
+ * The checks that must pass before any error may be redirected: client_id names an app and
+ * redirect_uri is one it registered. Else an error page, and nothing is redirected anywhere.
+ */
+async function checkClient(c: Context<AppEnv>, q: URLSearchParams, dup: string | undefined) {
+  const clientId = q.get('client_id');
+  const redirectUri = q.get('redirect_uri');
+  if (dup === 'client_id' || dup === 'redirect_uri') return page(c, errorPage('Invalid request', `The parameter ${dup} was sent more than once.`), 400);
+  if (!clientId) return page(c, errorPage('Invalid request', 'The client_id parameter is missing.'), 400);
+  const app = await findApp(c.get('db'), clientId);
+  if (!app) return page(c, errorPage('Unknown application', 'No application is registered with this client_id.'), 400);
+  if (!redirectUri) return page(c, errorPage('Invalid request', 'The redirect_uri parameter is missing.'), 400);
+  if (!app.redirectUris.includes(redirectUri)) {
+    return page(c, errorPage('Invalid redirect URI', 'The redirect_uri is not registered for this application.'), 400);
+  }
+  return { app, redirectUri };
+}
 
-    const session = await ensureSession(c);
-    const pending: PendingRequest = {
-      id: randomToken(18),
-      clientId: app.id,
-      redirectUri,
-      scope: scope.scopes,
-      state,
-      codeChallenge: challenge,
-      codeChallengeMethod: challenge ? 'S256' : null,
-    };
-    await db
-      .insertInto('oauth_requests')
-      .values({
-        id: pending.id,
-        session_hash: session.idHash,
-        client_id: pending.clientId,
-        redirect_uri: pending.redirectUri,
-        scope: JSON.stringify(pending.scope),
-        state: pending.state,
-        code_challenge: pending.codeChallenge,
-        code_challenge_method: pending.codeChallengeMethod,
-        expires_at: new Date(nowMs() + REQUEST_LIFETIME_MS),
-      })
-      .execute();
-    if (!session.userId) return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app.name }));
-    return renderConsent(c, session, pending);
-  });
+/**
+ * The rest of the authorization request (RFC 6749 §4.1.1, PKCE RFC 7636): the first problem as an
+ * [error, description] pair to redirect back, or the scope and code challenge it asks for.
+ */
+function checkAuthorizationRequest(
+  q: URLSearchParams,
+  app: OAuthApp,
+  dup: string | undefined,
+): { problem: [error: string, description: string] } | { scope: string[]; challenge: string | null } {
+  if (dup) return { problem: ['invalid_request', `The parameter ${dup} was sent more than once.`] };
+  const responseType = q.get('response_type');
+  if (!responseType) return { problem: ['invalid_request', 'The response_type parameter is missing.'] };
+  if (responseType !== 'code') return { problem: ['unsupported_response_type', 'Only response_type=code is supported.'] };
+  const scope = parseScope(q.get('scope'));
+  if (!scope.ok) {
+    return { problem: ['invalid_scope', scope.unknown.length ? `Unknown scope: ${scope.unknown.join(' ')}` : 'The scope parameter is missing.'] };
+  }
+  const challenge = q.get('code_challenge');
+  const method = q.get('code_challenge_method');
+  if (challenge !== null || method !== null) {
+    if (method !== 'S256') return { problem: ['invalid_request', 'code_challenge_method must be S256 (plain is not accepted).'] };
+    if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+      return { problem: ['invalid_request', 'code_challenge must be a base64url SHA-256 digest (43 characters).'] };
+    }
+  } else if (!app.confidential) {
+    return { problem: ['invalid_request', 'Public clients must use PKCE (code_challenge with code_challenge_method=S256).'] };
+  }
+  return { scope: scope.scopes, challenge };
+}
 
+/** Stores a checked request for this browser session: the login and consent forms name it by id. */
+async function savePending(db: DB, session: Session, pending: PendingRequest): Promise<void> {
+  await db
+    .insertInto('oauth_requests')
+    .values({
+      id: pending.id,
+      session_hash: session.idHash,
+      client_id: pending.clientId,
+      redirect_uri: pending.redirectUri,
+      scope: JSON.stringify(pending.scope),
+      state: pending.state,
+      code_challenge: pending.codeChallenge,
+      code_challenge_method: pending.codeChallengeMethod,
+      expires_at: new Date(nowMs() + REQUEST_LIFETIME_MS),
+    })
+    .execute();
+}
+
+/** GET /oauth2/authorize: checks the request, keeps it, and shows the login page or, when signed in, the consent page. */
+async function authorize(c: Context<AppEnv>) {
+  const q = new URL(c.req.url).searchParams;
+  const dup = AUTHZ_PARAMS.find((k) => q.getAll(k).length > 1);
+  const client = await checkClient(c, q, dup);
+  if (client instanceof Response) return client;
+  const { app, redirectUri } = client;
+  const state = q.get('state');
+  const asked = checkAuthorizationRequest(q, app, dup);
+  if ('problem' in asked) {
+    const [error, description] = asked.problem;
+    return redirectWith(c, redirectUri, { error, error_description: description, state });
+  }
+  const session = await ensureSession(c);
+  const pending: PendingRequest = {
+    id: randomToken(18),
+    clientId: app.id,
+    redirectUri,
+    scope: asked.scope,
+    state,
+    codeChallenge: asked.challenge,
+    codeChallengeMethod: asked.challenge ? 'S256' : null,
+  };
+  await savePending(c.get('db'), session, pending);
+  if (!session.userId) return page(c, loginPage({ requestId: pending.id, csrf: session.csrf, appName: app.name }));
+  return renderConsent(c, session, pending);
+}
+
+const expiredRequest = (c: Context<AppEnv>) =>
+  page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+
+/** The login page's form: signs the session in and goes on to consent. */
+function loginRoute(r: Hono<AppEnv>): void {
   r.post('/oauth2/login', async (c) => {
     const db = c.get('db');
     const session = await getSession(c);
     const { form } = await readForm(c);
     if (!session || !csrfOk(c, session, form.csrf)) return page(c, errorPage('Session expired', 'Your sign-in form expired. Start again from the application.'), 403);
     const pending = await loadPending(db, form.request, session);
-    if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+    if (!pending) return expiredRequest(c);
     const signedIn = await signIn(c, form.username ?? '', form.password ?? '');
     if (!signedIn.ok) {
       const app = await findApp(db, pending.clientId);
@@ -357,12 +397,15 @@ function authorizationRoutes(r: Hono<AppEnv>): void {
     c.header('Cache-Control', 'no-store');
     return c.redirect(`/oauth2/consent?request=${encodeURIComponent(pending.id)}`, 303);
   });
+}
 
+/** The consent page and its answer: one decision per request; allow issues a code, deny redirects access_denied. */
+function consentRoutes(r: Hono<AppEnv>): void {
   r.get('/oauth2/consent', async (c) => {
     const session = await getSession(c);
     if (!session?.userId) return page(c, errorPage('Not signed in', 'Start again from the application.'), 401);
     const pending = await loadPending(c.get('db'), c.req.query('request'), session);
-    if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+    if (!pending) return expiredRequest(c);
     return renderConsent(c, session, pending);
   });
 
@@ -372,7 +415,7 @@ function authorizationRoutes(r: Hono<AppEnv>): void {
     const { form } = await readForm(c);
     if (!session?.userId || !csrfOk(c, session, form.csrf)) return page(c, errorPage('Session expired', 'Your consent form expired. Start again from the application.'), 403);
     const pending = await loadPending(db, form.request, session);
-    if (!pending) return page(c, errorPage('Session expired', 'This authorization request expired. Start again from the application.'), 400);
+    if (!pending) return expiredRequest(c);
     if (form.decision !== 'allow' && form.decision !== 'deny') return page(c, errorPage('Invalid request', 'Choose Allow or Deny.'), 400);
     // One decision per request.
     const del = await db.deleteFrom('oauth_requests').where('id', '=', pending.id).executeTakeFirst();
@@ -392,67 +435,90 @@ function authorizationRoutes(r: Hono<AppEnv>): void {
   });
 }
 
-/** The token endpoint (codes and refresh tokens through the library, failures budgeted per address) and RFC 7009 revocation. */
+/**
+ * The token request's client authentication: HTTP Basic credentials are form-encoded (RFC 6749
+ * §2.3.1), so they are decoded here and handed to the library as body parameters (it does not
+ * decode). An error answer, or whether Basic was used (a failure is then 401 + challenge).
+ */
+function basicIntoForm(c: Context<AppEnv>, form: Record<string, string>): Response | { basic: boolean } {
+  const creds = clientCredentials(c, form);
+  if (!creds) return oauthError(c, 401, 'invalid_client', 'Malformed HTTP Basic credentials.', { 'WWW-Authenticate': `Basic realm="${issuerOf(c)}"` });
+  if (creds.basic) {
+    if (form.client_secret !== undefined || (form.client_id !== undefined && form.client_id !== creds.id)) {
+      return oauthError(c, 400, 'invalid_request', 'Use one client authentication method, not several.');
+    }
+    form.client_id = creds.id ?? '';
+    form.client_secret = creds.secret ?? '';
+  }
+  return { basic: creds.basic };
+}
+
+/**
+ * The library rotates a refresh token before it checks the requested scope; a request for more
+ * than was granted is refused here first (400 invalid_scope), so the refused refresh leaves the grant untouched.
+ */
+async function widerRefreshScope(c: Context<AppEnv>, form: Record<string, string>): Promise<Response | null> {
+  if (form.grant_type !== 'refresh_token' || !form.scope || !form.refresh_token) return null;
+  const app = await authenticateApp(c.get('db'), form.client_id ?? '', form.client_secret);
+  const held = app ? await heldRefreshScope(c.get('db'), app.id, form.refresh_token) : null;
+  const asked = form.scope.split(' ').filter(Boolean);
+  if (!held || asked.every((s) => held.includes(s))) return null;
+  return oauthError(c, 400, 'invalid_scope', `A refresh may narrow the scope, never widen it: this grant holds "${held.join(' ')}".`);
+}
+
+/** Runs the grant through the library; its RFC 6749 §5.1/§5.2 answer is in the returned response. */
+async function libraryToken(c: Context<AppEnv>, form: Record<string, string>): Promise<OAuth2Server.Response> {
+  const headers: Record<string, string> = {};
+  c.req.raw.headers.forEach((v, k) => (k === 'authorization' ? undefined : (headers[k] = v)));
+  headers['content-length'] = String(Buffer.byteLength(new URLSearchParams(form).toString()));
+  const request = new OAuth2Server.Request({ method: 'POST', headers, query: {}, body: form });
+  const response = new OAuth2Server.Response({ headers: {} });
+  try {
+    await libraryFor(c.get('db')).token(request, response);
+  } catch {
+    // The library has put the RFC 6749 §5.2 error into `response`.
+  }
+  return response;
+}
+
+/** POST /oauth2/access_token: both grants (codes and refresh tokens), failures budgeted per client address. */
+async function tokenEndpoint(c: Context<AppEnv>) {
+  const { form, duplicate } = await readForm(c);
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+    return oauthError(c, 400, 'invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
+  }
+  if (duplicate) return oauthError(c, 400, 'invalid_request', `The parameter ${duplicate} was sent more than once.`);
+  if (form.grant_type && !GRANTS.includes(form.grant_type)) {
+    return oauthError(c, 400, 'unsupported_grant_type', 'Supported grants: authorization_code, refresh_token.');
+  }
+  const auth = basicIntoForm(c, form);
+  if (auth instanceof Response) return auth;
+  // Guessing codes, refresh tokens or client secrets: failures are budgeted per client address.
+  const budgets: Array<[string, BucketPolicy]> = [[`token-from:${addressOf(c)}`, TOKEN_FAILURES_PER_ADDRESS]];
+  const wait = await failures.wait(c.get('db'), budgets);
+  if (wait) return oauthError(c, 429, 'temporarily_unavailable', `Too many failed token requests from this address. Retry after ${wait} seconds.`, { 'Retry-After': String(wait) });
+  const wider = await widerRefreshScope(c, form);
+  if (wider) return wider;
+  const response = await libraryToken(c, form);
+  const body = (response.body ?? {}) as Record<string, unknown>;
+  if (body.access_token) body.expires_in = ACCESS_TOKEN_LIFETIME;
+  for (const [k, v] of Object.entries(response.headers ?? {})) c.header(k, String(v));
+  c.header('Cache-Control', 'no-store');
+  c.header('Pragma', 'no-cache');
+  let status = (response.status ?? 500) as 200 | 400 | 401 | 500 | 503;
+  if (auth.basic && body.error === 'invalid_client') {
+    status = 401;
+    c.header('WWW-Authenticate', `Basic realm="${issuerOf(c)}"`);
+  }
+  if (body.error === 'invalid_client' || body.error === 'invalid_grant') await failures.fail(c.get('db'), budgets);
+  if (status === 503) c.header('Retry-After', '2'); // the library's server_error (database unreachable)
+  if (status >= 500) log.error('oauth', 'token endpoint failure', { body });
+  return c.json(body, status);
+}
+
+/** The token endpoint and RFC 7009 revocation. */
 function tokenRoutes(r: Hono<AppEnv>): void {
-  r.post('/oauth2/access_token', async (c) => {
-    const { form, duplicate } = await readForm(c);
-    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
-      return oauthError(c, 400, 'invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
-    }
-    if (duplicate) return oauthError(c, 400, 'invalid_request', `The parameter ${duplicate} was sent more than once.`);
-    if (form.grant_type && !GRANTS.includes(form.grant_type)) {
-      return oauthError(c, 400, 'unsupported_grant_type', 'Supported grants: authorization_code, refresh_token.');
-    }
-    // HTTP Basic credentials are form-encoded (RFC 6749 §2.3.1): decode them here and hand them to
-    // the library as body parameters (it does not decode); a failure is still answered 401 + challenge.
-    const creds = clientCredentials(c, form);
-    if (!creds) return oauthError(c, 401, 'invalid_client', 'Malformed HTTP Basic credentials.', { 'WWW-Authenticate': `Basic realm="${issuerOf(c)}"` });
-    if (creds.basic) {
-      if (form.client_secret !== undefined || (form.client_id !== undefined && form.client_id !== creds.id)) {
-        return oauthError(c, 400, 'invalid_request', 'Use one client authentication method, not several.');
-      }
-      form.client_id = creds.id ?? '';
-      form.client_secret = creds.secret ?? '';
-    }
-    // Guessing codes, refresh tokens or client secrets: failures are budgeted per client address.
-    const budgets: Array<[string, BucketPolicy]> = [[`token-from:${addressOf(c)}`, TOKEN_FAILURES_PER_ADDRESS]];
-    const wait = await failures.wait(c.get('db'), budgets);
-    if (wait) return oauthError(c, 429, 'temporarily_unavailable', `Too many failed token requests from this address. Retry after ${wait} seconds.`, { 'Retry-After': String(wait) });
-    // The library rotates a refresh token before it checks the requested scope; a request for more
-    // than was granted is refused here first, so the refused refresh leaves the grant untouched.
-    if (form.grant_type === 'refresh_token' && form.scope && form.refresh_token) {
-      const app = await authenticateApp(c.get('db'), form.client_id ?? '', form.client_secret);
-      const held = app ? await heldRefreshScope(c.get('db'), app.id, form.refresh_token) : null;
-      const asked = form.scope.split(' ').filter(Boolean);
-      if (held && !asked.every((s) => held.includes(s))) {
-        return oauthError(c, 400, 'invalid_scope', `A refresh may narrow the scope, never widen it: this grant holds "${held.join(' ')}".`);
-      }
-    }
-    const headers: Record<string, string> = {};
-    c.req.raw.headers.forEach((v, k) => (k === 'authorization' ? undefined : (headers[k] = v)));
-    headers['content-length'] = String(Buffer.byteLength(new URLSearchParams(form).toString()));
-    const request = new OAuth2Server.Request({ method: 'POST', headers, query: {}, body: form });
-    const response = new OAuth2Server.Response({ headers: {} });
-    try {
-      await libraryFor(c.get('db')).token(request, response);
-    } catch {
-      // The library has put the RFC 6749 §5.2 error into `response`.
-    }
-    const body = (response.body ?? {}) as Record<string, unknown>;
-    if (body.access_token) body.expires_in = ACCESS_TOKEN_LIFETIME;
-    for (const [k, v] of Object.entries(response.headers ?? {})) c.header(k, String(v));
-    c.header('Cache-Control', 'no-store');
-    c.header('Pragma', 'no-cache');
-    let status = (response.status ?? 500) as 200 | 400 | 401 | 500 | 503;
-    if (creds.basic && body.error === 'invalid_client') {
-      status = 401;
-      c.header('WWW-Authenticate', `Basic realm="${issuerOf(c)}"`);
-    }
-    if (body.error === 'invalid_client' || body.error === 'invalid_grant') await failures.fail(c.get('db'), budgets);
-    if (status === 503) c.header('Retry-After', '2'); // the library's server_error (database unreachable)
-    if (status >= 500) log.error('oauth', 'token endpoint failure', { body });
-    return c.json(body, status);
-  });
+  r.post('/oauth2/access_token', tokenEndpoint);
 
   r.post('/oauth2/revoke', async (c) => {
     const { form } = await readForm(c);
