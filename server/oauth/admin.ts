@@ -11,7 +11,9 @@ import type { AppEnv } from '../http/env.ts';
 import { KEPT_APP_IDS, appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts/accounts.ts';
 import { findShopById } from '../core/shops/shops.ts';
 import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm } from './pages.ts';
-import { issuerOf, merchantEndpoints, page, readForm, signIn } from './routes.ts';
+import { issuerOf } from './bearer.ts';
+import { merchantEndpoints, page, readForm } from './web.ts';
+import { signIn } from './budgets.ts';
 import { csrfOk, endSession, ensureSession, getSession, loginSession, type Session } from './session.ts';
 
 const adminPath = (merchantId: string) => `/admin/${encodeURIComponent(merchantId)}`;
