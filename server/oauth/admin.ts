@@ -8,11 +8,12 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts/accounts.ts';
+import { KEPT_APP_IDS, appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts/accounts.ts';
 import { findShopById } from '../core/shops/shops.ts';
-import { DEMO_APP_IDS } from '../seed/accounts.ts';
 import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm } from './pages.ts';
-import { issuerOf, merchantEndpoints, page, readForm, signIn } from './routes.ts';
+import { issuerOf } from './bearer.ts';
+import { merchantEndpoints, page, readForm } from './web.ts';
+import { signIn } from './budgets.ts';
 import { csrfOk, endSession, ensureSession, getSession, loginSession, type Session } from './session.ts';
 
 const adminPath = (merchantId: string) => `/admin/${encodeURIComponent(merchantId)}`;
@@ -63,7 +64,7 @@ async function renderAdmin(
 ) {
   const apps = await listApps(c.get('db'), who.user.id);
   const html = adminPage({
-    keptApps: DEMO_APP_IDS,
+    keptApps: KEPT_APP_IDS,
     merchantName: shop.name,
     merchantId: shop.id,
     apiBase: merchantEndpoints(issuerOf(c), shop.id).api,
@@ -141,7 +142,7 @@ export function adminRoutes() {
     const post = await ownMerchantPost(c);
     if (post instanceof Response) return post;
     const { who, shop } = post;
-    if (DEMO_APP_IDS.includes(c.req.param('id'))) {
+    if (KEPT_APP_IDS.includes(c.req.param('id'))) {
       return page(c, errorPage('Kept', 'The seeded demo apps stay: the start banner and the docs print their credentials.', { admin: true }), 403);
     }
     if (!(await deleteOwnedApp(c.get('db'), c.req.param('id'), who.user.id))) return notFound(c, 'You registered no app with this client_id.');

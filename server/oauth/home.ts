@@ -8,7 +8,7 @@ import type { AppEnv } from '../http/env.ts';
 import { allowInsecureProfiles } from '../http/authenticate.ts';
 import { demoAgentProfileUrl } from '../core/shops/ucp-profile.ts';
 import { layout } from './pages.ts';
-import { page } from './routes.ts';
+import { page } from './web.ts';
 import { issuerOf } from './bearer.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);

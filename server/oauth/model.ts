@@ -58,136 +58,139 @@ export async function issueAuthorizationCode(
   return code;
 }
 
+// The model's methods, one module-level function each (db first); createModel below binds them.
+
+/** The code grant reads a code: unknown, replayed (its family is revoked) or expired codes are false. */
+async function getAuthorizationCode(db: DB, code: string) {
+  const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', sha256(code)).executeTakeFirst();
+  if (!row) return false;
+  if (row.consumed_at) {
+    // Replay: the code was already exchanged. Revoke everything it issued (RFC 6749 §4.1.2).
+    await revokeFamily(db, row.id);
+    return false;
+  }
+  if (new Date(row.expires_at).getTime() <= nowMs()) return false;
+  const user: ModelUser = { id: row.user_id, familyId: row.id, codeId: row.id };
+  return {
+    authorizationCode: code,
+    // The library compares this with the wall clock; expiry against our clock was judged above.
+    expiresAt: new Date(Math.max(new Date(row.expires_at).getTime(), Date.now() + 1000)),
+    redirectUri: row.redirect_uri,
+    scope: row.scope as unknown as string[],
+    client: { id: row.client_id, grants: GRANTS },
+    user,
+    ...(row.code_challenge ? { codeChallenge: row.code_challenge, codeChallengeMethod: row.code_challenge_method ?? 'S256' } : {}),
+  };
+}
+
+/** The code grant consumes the code it read; false when another request consumed it first. */
+async function revokeAuthorizationCode(db: DB, code: { user: ModelUser }) {
+  const res = await db
+    .updateTable('oauth_codes')
+    .set({ consumed_at: now() })
+    .where('id', '=', code.user.codeId!)
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Both grants end here: the new pair is stored (digests only) in the family of the code or refresh token. */
+async function saveToken(db: DB, token: OAuth2Server.Token, client: OAuth2Server.Client, user: ModelUser) {
+  const t = nowMs();
+  const accessTokenExpiresAt = new Date(t + ACCESS_TOKEN_LIFETIME * 1000);
+  const refreshTokenExpiresAt = token.refreshToken ? new Date(t + REFRESH_TOKEN_LIFETIME * 1000) : undefined;
+  await db
+    .insertInto('oauth_tokens')
+    .values({
+      id: `tok_${randomToken(12)}`,
+      access_hash: sha256(token.accessToken),
+      refresh_hash: token.refreshToken ? sha256(token.refreshToken) : null,
+      client_id: client.id,
+      user_id: user.id,
+      scope: JSON.stringify(token.scope ?? []),
+      family_id: user.familyId,
+      code_id: user.codeId ?? null,
+      access_expires_at: accessTokenExpiresAt,
+      refresh_expires_at: refreshTokenExpiresAt ?? null,
+    })
+    .execute();
+  return {
+    accessToken: token.accessToken,
+    // The library derives expires_in from this against the wall clock; keep it exact.
+    accessTokenExpiresAt: new Date(Date.now() + ACCESS_TOKEN_LIFETIME * 1000),
+    refreshToken: token.refreshToken,
+    refreshTokenExpiresAt,
+    scope: token.scope,
+    client,
+    user: { id: user.id, familyId: user.familyId },
+  };
+}
+
+async function getAccessToken(db: DB, accessToken: string) {
+  const info = await lookupAccessToken(db, accessToken);
+  if (!info) return false;
+  return {
+    accessToken,
+    accessTokenExpiresAt: info.expiresAt,
+    scope: info.scope,
+    client: { id: info.clientId, grants: GRANTS },
+    user: { id: info.userId },
+  };
+}
+
+/** The refresh grant reads a refresh token: a rotated one coming back revokes its family. */
+async function getRefreshToken(db: DB, refreshToken: string) {
+  const row = await db.selectFrom('oauth_tokens').selectAll().where('refresh_hash', '=', sha256(refreshToken)).executeTakeFirst();
+  if (!row || row.revoked_at) return false;
+  if (row.rotated_at) {
+    // A rotated refresh token came back: someone holds a copy. Revoke the whole family.
+    await revokeFamily(db, row.family_id);
+    return false;
+  }
+  if (!row.refresh_expires_at || new Date(row.refresh_expires_at).getTime() <= nowMs()) return false;
+  const user: ModelUser = { id: row.user_id, familyId: row.family_id, tokenId: row.id };
+  return {
+    refreshToken,
+    refreshTokenExpiresAt: new Date(Math.max(new Date(row.refresh_expires_at).getTime(), Date.now() + 1000)),
+    scope: row.scope as unknown as string[],
+    client: { id: row.client_id, grants: GRANTS },
+    user,
+  };
+}
+
+/** Rotation: the presented refresh token (and its access token) stop working. */
+async function revokeToken(db: DB, token: { user: ModelUser }) {
+  const res = await db
+    .updateTable('oauth_tokens')
+    .set({ rotated_at: now() })
+    .where('id', '=', token.user.tokenId!)
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
 export function createModel(db: DB): OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel {
   const model = {
     async getClient(clientId: string, clientSecret: string | undefined) {
       const app = await authenticateApp(db, clientId, clientSecret);
       return app ? { id: app.id, redirectUris: app.redirectUris, grants: GRANTS } : false;
     },
-
-    async generateAccessToken() {
-      return randomToken(32);
-    },
-
-    async generateRefreshToken() {
-      return randomToken(32);
-    },
-
-    async getAuthorizationCode(code: string) {
-      const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', sha256(code)).executeTakeFirst();
-      if (!row) return false;
-      if (row.consumed_at) {
-        // Replay: the code was already exchanged. Revoke everything it issued (RFC 6749 §4.1.2).
-        await revokeFamily(db, row.id);
-        return false;
-      }
-      if (new Date(row.expires_at).getTime() <= nowMs()) return false;
-      const user: ModelUser = { id: row.user_id, familyId: row.id, codeId: row.id };
-      return {
-        authorizationCode: code,
-        // The library compares this with the wall clock; expiry against our clock was judged above.
-        expiresAt: new Date(Math.max(new Date(row.expires_at).getTime(), Date.now() + 1000)),
-        redirectUri: row.redirect_uri,
-        scope: row.scope as unknown as string[],
-        client: { id: row.client_id, grants: GRANTS },
-        user,
-        ...(row.code_challenge ? { codeChallenge: row.code_challenge, codeChallengeMethod: row.code_challenge_method ?? 'S256' } : {}),
-      };
-    },
-
-    async revokeAuthorizationCode(code: { user: ModelUser }) {
-      const res = await db
-        .updateTable('oauth_codes')
-        .set({ consumed_at: now() })
-        .where('id', '=', code.user.codeId!)
-        .where('consumed_at', 'is', null)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows) > 0;
-    },
-
+    generateAccessToken: async () => randomToken(32),
+    generateRefreshToken: async () => randomToken(32),
+    getAuthorizationCode: (code: string) => getAuthorizationCode(db, code),
+    revokeAuthorizationCode: (code: { user: ModelUser }) => revokeAuthorizationCode(db, code),
     async saveAuthorizationCode(): Promise<never> {
       throw new Error('codes are issued by the consent route (issueAuthorizationCode)');
     },
-
     async validateScope(_user: unknown, _client: unknown, scope?: string[]) {
       if (!scope || !scope.length || !scope.every(isKnownScope)) return false;
       return scope;
     },
-
-    async saveToken(token: OAuth2Server.Token, client: OAuth2Server.Client, user: ModelUser) {
-      const t = nowMs();
-      const accessTokenExpiresAt = new Date(t + ACCESS_TOKEN_LIFETIME * 1000);
-      const refreshTokenExpiresAt = token.refreshToken ? new Date(t + REFRESH_TOKEN_LIFETIME * 1000) : undefined;
-      await db
-        .insertInto('oauth_tokens')
-        .values({
-          id: `tok_${randomToken(12)}`,
-          access_hash: sha256(token.accessToken),
-          refresh_hash: token.refreshToken ? sha256(token.refreshToken) : null,
-          client_id: client.id,
-          user_id: user.id,
-          scope: JSON.stringify(token.scope ?? []),
-          family_id: user.familyId,
-          code_id: user.codeId ?? null,
-          access_expires_at: accessTokenExpiresAt,
-          refresh_expires_at: refreshTokenExpiresAt ?? null,
-        })
-        .execute();
-      return {
-        accessToken: token.accessToken,
-        // The library derives expires_in from this against the wall clock; keep it exact.
-        accessTokenExpiresAt: new Date(Date.now() + ACCESS_TOKEN_LIFETIME * 1000),
-        refreshToken: token.refreshToken,
-        refreshTokenExpiresAt,
-        scope: token.scope,
-        client,
-        user: { id: user.id, familyId: user.familyId },
-      };
-    },
-
-    async getAccessToken(accessToken: string) {
-      const info = await lookupAccessToken(db, accessToken);
-      if (!info) return false;
-      return {
-        accessToken,
-        accessTokenExpiresAt: info.expiresAt,
-        scope: info.scope,
-        client: { id: info.clientId, grants: GRANTS },
-        user: { id: info.userId },
-      };
-    },
-
-    async getRefreshToken(refreshToken: string) {
-      const row = await db.selectFrom('oauth_tokens').selectAll().where('refresh_hash', '=', sha256(refreshToken)).executeTakeFirst();
-      if (!row || row.revoked_at) return false;
-      if (row.rotated_at) {
-        // A rotated refresh token came back: someone holds a copy. Revoke the whole family.
-        await revokeFamily(db, row.family_id);
-        return false;
-      }
-      if (!row.refresh_expires_at || new Date(row.refresh_expires_at).getTime() <= nowMs()) return false;
-      const user: ModelUser = { id: row.user_id, familyId: row.family_id, tokenId: row.id };
-      return {
-        refreshToken,
-        refreshTokenExpiresAt: new Date(Math.max(new Date(row.refresh_expires_at).getTime(), Date.now() + 1000)),
-        scope: row.scope as unknown as string[],
-        client: { id: row.client_id, grants: GRANTS },
-        user,
-      };
-    },
-
-    /** Rotation: the presented refresh token (and its access token) stop working. */
-    async revokeToken(token: { user: ModelUser }) {
-      const res = await db
-        .updateTable('oauth_tokens')
-        .set({ rotated_at: now() })
-        .where('id', '=', token.user.tokenId!)
-        .where('rotated_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows) > 0;
-    },
-
+    saveToken: (token: OAuth2Server.Token, client: OAuth2Server.Client, user: ModelUser) => saveToken(db, token, client, user),
+    getAccessToken: (accessToken: string) => getAccessToken(db, accessToken),
+    getRefreshToken: (refreshToken: string) => getRefreshToken(db, refreshToken),
+    revokeToken: (token: { user: ModelUser }) => revokeToken(db, token),
     async verifyScope(token: OAuth2Server.Token, scope: string[]) {
       return scope.every((s) => (token.scope ?? []).includes(s));
     },
@@ -228,10 +231,6 @@ export async function lookupAccessToken(db: DB, accessToken: string): Promise<Ac
 }
 
 /**
- * RFC 7009 revocation of a token issued to `clientId`. A refresh token takes its whole family with
- * it (RFC 7009 §2.1); an access token only itself. Unknown tokens are ignored (still a 200).
- */
-/**
  * The scope a live (not rotated, not revoked, not expired) refresh token of `clientId` carries, or
  * null. Read without side effects, so a refresh the library would refuse only after rotating
  * (asking for more scope than was granted) can be refused first and leave the grant as it was.
@@ -249,6 +248,10 @@ export async function heldRefreshScope(db: DB, clientId: string, refreshToken: s
   return row.scope as unknown as string[];
 }
 
+/**
+ * RFC 7009 revocation of a token issued to `clientId`. A refresh token takes its whole family with
+ * it (RFC 7009 §2.1); an access token only itself. Unknown tokens are ignored (still a 200).
+ */
 export async function revokeIssuedToken(db: DB, clientId: string, token: string, hint?: string): Promise<void> {
   const h = sha256(token);
   const order = hint === 'access_token' ? ['access', 'refresh'] : ['refresh', 'access'];

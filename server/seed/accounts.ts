@@ -3,7 +3,7 @@
  * in production mode (server/server.ts checks `config.mode`).
  */
 import type { DB } from '../db/index.ts';
-import { createUser, registerApp } from '../core/accounts/accounts.ts';
+import { DEMO_APPS, createUser, registerApp } from '../core/accounts/accounts.ts';
 
 export const DEMO_REDIRECT_URI = 'http://127.0.0.1:5555/callback';
 
@@ -13,14 +13,13 @@ export const DEMO_ACCOUNTS = {
     { id: 'usr_other_owner', username: 'owner@other.localhost', password: 'other', name: 'Other Owner', merchantId: 'shop_other' },
   ],
   apps: [
-    { id: 'demo-app', secret: 'demo-secret', name: 'Demo App (confidential)', confidential: true, redirectUris: [DEMO_REDIRECT_URI] },
-    { id: 'demo-public', secret: undefined, name: 'Demo App (public, PKCE)', confidential: false, redirectUris: [DEMO_REDIRECT_URI] },
+    { id: DEMO_APPS.confidential, secret: 'demo-secret', name: 'Demo App (confidential)', confidential: true, redirectUris: [DEMO_REDIRECT_URI] },
+    { id: DEMO_APPS.public, secret: undefined, name: 'Demo App (public, PKCE)', confidential: false, redirectUris: [DEMO_REDIRECT_URI] },
   ],
 } as const;
 
-/** Who owns the demo apps (listed on their /admin page), and the apps kept whatever the admin page is asked. */
+/** Who owns the demo apps (listed on their /admin page, which keeps them: KEPT_APP_IDS). */
 export const DEMO_APP_OWNER = 'usr_demo_owner';
-export const DEMO_APP_IDS: readonly string[] = DEMO_ACCOUNTS.apps.map((a) => a.id);
 
 export async function seedAccounts(db: DB): Promise<void> {
   for (const u of DEMO_ACCOUNTS.users) {
@@ -28,7 +27,7 @@ export async function seedAccounts(db: DB): Promise<void> {
     const exists = await db.selectFrom('users').select('id').where('id', '=', u.id).executeTakeFirst();
     if (shop && !exists) await createUser(db, { ...u });
   }
-  // The demo apps belong to the demo owner, so /admin lists them (they cannot be deleted there: DEMO_APP_IDS).
+  // The demo apps belong to the demo owner, so /admin lists them (they cannot be deleted there: KEPT_APP_IDS).
   const owner = await db.selectFrom('users').select('id').where('id', '=', DEMO_APP_OWNER).executeTakeFirst();
   for (const a of DEMO_ACCOUNTS.apps) {
     const exists = await db.selectFrom('oauth_clients').select(['id', 'owner_user_id']).where('id', '=', a.id).executeTakeFirst();
@@ -43,7 +42,7 @@ export function demoCredentialsText(port: number): string {
   return [
     `  account service      ${base}/oauth2/authorize  (metadata ${base}/.well-known/oauth-authorization-server)`,
     `  demo users           owner@demo.localhost / demo (shop_demo), owner@other.localhost / other (shop_other)`,
-    `  demo apps            demo-app / demo-secret (confidential), demo-public (public, PKCE); redirect URI ${DEMO_REDIRECT_URI}`,
+    `  demo apps            ${DEMO_APPS.confidential} / demo-secret (confidential), ${DEMO_APPS.public} (public, PKCE); redirect URI ${DEMO_REDIRECT_URI}`,
     `  merchant API         ${base}/merchants/shop_demo/3.0/products`,
     `  admin, own apps      ${base}/admin  (sign in as a demo user; register OAuth apps while the server runs)`,
   ].join('\n');

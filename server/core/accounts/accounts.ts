@@ -20,6 +20,14 @@ export interface OAuthApp {
   redirectUris: string[];
 }
 
+/**
+ * The demo apps' client ids. The development seed registers them for the demo owner, and the start
+ * banner and docs/oauth.md print their credentials, so the platform keeps them: the admin page lists
+ * them to their owner but never deletes them.
+ */
+export const DEMO_APPS = { confidential: 'demo-app', public: 'demo-public' } as const;
+export const KEPT_APP_IDS: readonly string[] = Object.values(DEMO_APPS);
+
 type UserRow = { id: string; username: string; name: string; merchant_id: string };
 const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, name: r.name, merchantId: r.merchant_id });
 
