@@ -75,9 +75,10 @@ interface ChannelOwner extends Omit<HandshakeSteps, 'upgraded'> {
 /**
  * One channel to the cart (the frame's window or a popup, `win`): the handshake's methods
  * (host-handshake.ts) over that window's messages until the port upgrade takes over, and the
- * deadline for its `ready`. Returns how to drop it (the dialog stays).
+ * deadline for its `ready`. Returns how to drop it: the channel closed and its window taken away
+ * (`dispose`: the frame removed, the popup closed); the dialog stays.
  */
-function connect(win: () => Window | null, o: ChannelOwner): () => void {
+function connect(win: () => Window | null, dispose: () => void, o: ChannelOwner): () => void {
   let port: MessagePort | undefined;
   const onMessage = (e: MessageEvent) => {
     const s = win();
@@ -108,6 +109,7 @@ function connect(win: () => Window | null, o: ChannelOwner): () => void {
     window.removeEventListener('message', onMessage);
     peer.close();
     port?.close();
+    dispose();
   };
 }
 
@@ -149,10 +151,8 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   const emit: Emit = (type, detail, cancelable = false) => mount.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
 
   let closed = false;
-  /** Drops the open channel (frame or popup), if any. */
+  /** Drops the open channel and takes its window away (the frame, or the popup), if any. */
   let drop: (() => void) | undefined;
-  let frame: HTMLIFrameElement | undefined;
-  let popup: Window | null = null;
   let continueUrl = '';
   let expectedOrigin = '';
 
@@ -169,10 +169,6 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   const detach = () => {
     drop?.();
     drop = undefined;
-    frame?.remove();
-    frame = undefined;
-    popup?.close();
-    popup = null;
   };
 
   /** No `ready` in time (framing refused by CSP, page not EP-aware, …) or no embedded binding. */
@@ -191,11 +187,11 @@ export function openCart(opts: OpenCartOptions): CartHandle {
     ui.say(shopperWords(err), handoff(err.continue_url), undefined, err.messages[0]?.code === 'not_found');
   };
 
-  /** A channel through `win`, falling back (with or without the popup offer) when it says no `ready` in `wait` ms. */
-  const open = (via: 'frame' | 'popup', win: () => Window | null, wait: number) => {
+  /** A channel through `win` (see connect), falling back (with or without the popup offer) when it says no `ready` in `wait` ms. */
+  const open = (via: 'frame' | 'popup', win: () => Window | null, dispose: () => void, wait: number) => {
     const ready = (delegate: string[]) => emit(EVENTS.ready, { channel: 'port', via, delegate });
     const timeout = () => fallback('timeout', via === 'frame');
-    drop = connect(win, { auth: opts.auth, continueUrl, origin: expectedOrigin, wait, timeout, ready, fail, cart: cartEvents(emit, ui, handoff, close) });
+    drop = connect(win, dispose, { auth: opts.auth, continueUrl, origin: expectedOrigin, wait, timeout, ready, fail, cart: cartEvents(emit, ui, handoff, close) });
   };
 
   const frameUrl = () => embedUrl(continueUrl, { version: EP_VERSION, colorScheme: opts.colorScheme, auth: opts.auth });
@@ -204,10 +200,9 @@ export function openCart(opts: OpenCartOptions): CartHandle {
     detach();
     const w = window.open(frameUrl(), 'ucp_cart', 'popup,width=480,height=760');
     if (!w) return ui.say('The pop-up was blocked.', stripEp(continueUrl));
-    popup = w;
     ui.say('The cart is open in another window.', stripEp(continueUrl));
     // The buyer may need a moment with a new window: never less than 10 s here.
-    open('popup', () => popup, Math.max(opts.readyTimeout ?? 0, 10_000));
+    open('popup', () => w, () => w.close(), Math.max(opts.readyTimeout ?? 0, 10_000));
   };
 
   resolveCart(opts).then(
@@ -217,8 +212,8 @@ export function openCart(opts: OpenCartOptions): CartHandle {
       expectedOrigin = originOf(url);
       if (!expectedOrigin || !isTrustworthy(expectedOrigin)) throw new Error('The cart URL is not a secure origin.');
       if (!embeddable) return fallback('not_embeddable', false);
-      const f = (frame = cartFrame());
-      open('frame', () => f.contentWindow, opts.readyTimeout ?? 10_000);
+      const f = cartFrame();
+      open('frame', () => f.contentWindow, () => f.remove(), opts.readyTimeout ?? 10_000);
       f.src = frameUrl();
       ui.dialog.append(f);
     },
