@@ -6,7 +6,7 @@
  * `ready`. See docs/embedded.md.
  */
 import { EP_VERSION, epError, isErrorResponse, type EpErrorResponse } from '../wire/ep.ts';
-import { createPeer, type Peer } from './rpc.ts';
+import { createPeer } from './rpc.ts';
 import { cartDialog, h, type CartDialog } from './cart-dialog.ts';
 import { hostMethods, type HandshakeSteps } from './host-handshake.ts';
 import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
