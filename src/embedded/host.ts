@@ -6,9 +6,9 @@
  * `ready`. See docs/embedded.md.
  */
 import { EP_VERSION, epError, isErrorResponse, type EpErrorResponse } from '../wire/ep.ts';
-import { createPeer, type Peer } from './rpc.ts';
-import { cartDialog, h } from './cart-dialog.ts';
-import { hostMethods } from './host-handshake.ts';
+import { createPeer } from './rpc.ts';
+import { cartDialog, h, type CartDialog } from './cart-dialog.ts';
+import { hostMethods, type HandshakeSteps } from './host-handshake.ts';
 import { embedUrl, isTrustworthy, originOf, stripEp } from './origins.ts';
 import type { CartHandle, OpenCartOptions, UcpEventDetails } from '../host/types.ts';
 
@@ -59,26 +59,102 @@ async function resolveCart(o: OpenCartOptions): Promise<{ url: string; embeddabl
   return { url: cart.continue_url, embeddable: embeddedBinding(cart) };
 }
 
+type Emit = <K extends keyof UcpEventDetails>(type: K, detail: UcpEventDetails[K], cancelable?: boolean) => boolean;
+
+/** What one channel needs from the dialog that opens it: the cart, its deadline, and where the handshake's steps go. */
+interface ChannelOwner extends Omit<HandshakeSteps, 'upgraded'> {
+  auth: OpenCartOptions['auth'];
+  continueUrl: string;
+  /** The origin the channel's window must speak from. */
+  origin: string;
+  /** How long the window has to say `ready`, and what then. */
+  wait: number;
+  timeout(): void;
+}
+
+/**
+ * One channel to the cart (the frame's window or a popup, `win`): the handshake's methods
+ * (host-handshake.ts) over that window's messages until the port upgrade takes over, and the
+ * deadline for its `ready`. Returns how to drop it: the channel closed and its window taken away
+ * (`dispose`: the frame removed, the popup closed); the dialog stays.
+ */
+function connect(win: () => Window | null, dispose: () => void, o: ChannelOwner): () => void {
+  let port: MessagePort | undefined;
+  const onMessage = (e: MessageEvent) => {
+    const s = win();
+    if (s && e.source === s && e.origin === o.origin) peer.receive(e.data);
+  };
+  const [requests, notifications] = hostMethods(o.auth, o.continueUrl, {
+    upgraded(mc) {
+      port = mc.port1;
+      window.removeEventListener('message', onMessage);
+      peer.send = (m, t = []) => mc.port1.postMessage(m, t);
+      mc.port1.onmessage = (e) => peer.receive(e.data);
+    },
+    ready(delegate) {
+      clearTimeout(timer);
+      o.ready(delegate);
+    },
+    fail: o.fail,
+    cart: o.cart,
+  });
+  const peer = createPeer((m, transfer = []) => {
+    const w = win();
+    w?.postMessage(m, { targetOrigin: o.origin, transfer });
+  }, requests, notifications);
+  window.addEventListener('message', onMessage);
+  const timer = setTimeout(o.timeout, o.wait);
+  return () => {
+    clearTimeout(timer);
+    window.removeEventListener('message', onMessage);
+    peer.close();
+    port?.close();
+    dispose();
+  };
+}
+
+/**
+ * What the cart says once the handshake is done, as DOM events on the mount element; `complete`
+ * closes the dialog and goes on to `continue_url` unless a listener prevents it.
+ */
+const cartEvents = (emit: Emit, ui: CartDialog, handoff: (u?: string) => string, close: () => void): HandshakeSteps['cart'] => (kind, cart) => {
+  if (kind === 'start') {
+    ui.status.hidden = true;
+    emit(EVENTS.start, { cart });
+  } else if (kind === 'complete') {
+    const next = handoff(cart.continue_url);
+    const go = emit(EVENTS.complete, { cart, continue_url: next }, true);
+    close();
+    if (go) location.assign(next);
+  } else emit(EVENTS.change, { cart, kind });
+};
+
+/** The frame the cart page loads in: sandboxed, credentialless, with no permissions. */
+function cartFrame(): HTMLIFrameElement {
+  const f = h('iframe', {
+    title: 'Shopping cart',
+    sandbox: 'allow-scripts allow-forms allow-same-origin',
+    credentialless: '',
+    allow: '',
+  });
+  (f as HTMLIFrameElement & { credentialless?: boolean }).credentialless = true;
+  return f;
+}
+
 /**
  * Opens the shop's cart in a dialog on this page: resolves the cart, frames it (or offers a popup
- * or a link when it cannot be framed), wires one channel to the handshake (host-handshake.ts) and
- * re-emits what the cart says as DOM events on the mount element.
+ * or a link when it cannot be framed), opens one channel at a time to it (connect) and re-emits
+ * what the cart says as DOM events on the mount element.
  */
 export function openCart(opts: OpenCartOptions): CartHandle {
   const mount = opts.target ?? document.body;
-  const emit = <K extends keyof UcpEventDetails>(type: K, detail: UcpEventDetails[K], cancelable = false) =>
-    mount.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
+  const emit: Emit = (type, detail, cancelable = false) => mount.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
 
   let closed = false;
-  let peer: Peer | undefined;
-  let port: MessagePort | undefined;
-  let frame: HTMLIFrameElement | undefined;
-  let popup: Window | null = null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Drops the open channel and takes its window away (the frame, or the popup), if any. */
+  let drop: (() => void) | undefined;
   let continueUrl = '';
   let expectedOrigin = '';
-  /** The window we expect EP traffic from (the frame's, or the popup). */
-  let source: () => Window | null = () => null;
 
   const close = () => {
     if (closed) return;
@@ -89,22 +165,10 @@ export function openCart(opts: OpenCartOptions): CartHandle {
   };
   const ui = cartDialog(mount, originOf(opts.shopOrigin).replace(/^https?:\/\//, ''), opts.colorScheme, close);
 
-  const onMessage = (e: MessageEvent) => {
-    const s = source();
-    if (s && e.source === s && e.origin === expectedOrigin) peer?.receive(e.data);
-  };
-
   /** Drop the current channel (frame or popup) but keep the dialog. */
   const detach = () => {
-    clearTimeout(timer);
-    window.removeEventListener('message', onMessage);
-    peer?.close();
-    port?.close();
-    peer = port = undefined;
-    frame?.remove();
-    frame = undefined;
-    popup?.close();
-    popup = null;
+    drop?.();
+    drop = undefined;
   };
 
   /** No `ready` in time (framing refused by CSP, page not EP-aware, …) or no embedded binding. */
@@ -123,37 +187,11 @@ export function openCart(opts: OpenCartOptions): CartHandle {
     ui.say(shopperWords(err), handoff(err.continue_url), undefined, err.messages[0]?.code === 'not_found');
   };
 
-  /** One channel (frame or popup): the handshake's methods, sent to the window until the port takes over. */
-  const connect = (via: 'frame' | 'popup') => {
-    const [requests, notifications] = hostMethods(opts.auth, continueUrl, {
-      upgraded(mc) {
-        port = mc.port1;
-        window.removeEventListener('message', onMessage);
-        peer!.send = (m, t = []) => mc.port1.postMessage(m, t);
-        mc.port1.onmessage = (e) => peer?.receive(e.data);
-      },
-      ready(delegate) {
-        clearTimeout(timer);
-        emit(EVENTS.ready, { channel: 'port', via, delegate });
-      },
-      fail,
-      cart(kind, cart) {
-        if (kind === 'start') {
-          ui.status.hidden = true;
-          emit(EVENTS.start, { cart });
-        } else if (kind === 'complete') {
-          const next = handoff(cart.continue_url);
-          const go = emit(EVENTS.complete, { cart, continue_url: next }, true);
-          close();
-          if (go) location.assign(next);
-        } else emit(EVENTS.change, { cart, kind });
-      },
-    });
-    peer = createPeer((m, transfer = []) => {
-      const w = source();
-      w?.postMessage(m, { targetOrigin: expectedOrigin, transfer });
-    }, requests, notifications);
-    window.addEventListener('message', onMessage);
+  /** A channel through `win` (see connect), falling back (with or without the popup offer) when it says no `ready` in `wait` ms. */
+  const open = (via: 'frame' | 'popup', win: () => Window | null, dispose: () => void, wait: number) => {
+    const ready = (delegate: string[]) => emit(EVENTS.ready, { channel: 'port', via, delegate });
+    const timeout = () => fallback('timeout', via === 'frame');
+    drop = connect(win, dispose, { auth: opts.auth, continueUrl, origin: expectedOrigin, wait, timeout, ready, fail, cart: cartEvents(emit, ui, handoff, close) });
   };
 
   const frameUrl = () => embedUrl(continueUrl, { version: EP_VERSION, colorScheme: opts.colorScheme, auth: opts.auth });
@@ -162,12 +200,9 @@ export function openCart(opts: OpenCartOptions): CartHandle {
     detach();
     const w = window.open(frameUrl(), 'ucp_cart', 'popup,width=480,height=760');
     if (!w) return ui.say('The pop-up was blocked.', stripEp(continueUrl));
-    popup = w;
-    source = () => popup;
     ui.say('The cart is open in another window.', stripEp(continueUrl));
-    connect('popup');
     // The buyer may need a moment with a new window: never less than 10 s here.
-    timer = setTimeout(() => fallback('timeout', false), Math.max(opts.readyTimeout ?? 0, 10_000));
+    open('popup', () => w, () => w.close(), Math.max(opts.readyTimeout ?? 0, 10_000));
   };
 
   resolveCart(opts).then(
@@ -177,27 +212,16 @@ export function openCart(opts: OpenCartOptions): CartHandle {
       expectedOrigin = originOf(url);
       if (!expectedOrigin || !isTrustworthy(expectedOrigin)) throw new Error('The cart URL is not a secure origin.');
       if (!embeddable) return fallback('not_embeddable', false);
-      const f = (frame = h('iframe', {
-        title: 'Shopping cart',
-        sandbox: 'allow-scripts allow-forms allow-same-origin',
-        credentialless: '',
-        allow: '',
-      }));
-      (f as HTMLIFrameElement & { credentialless?: boolean }).credentialless = true;
-      source = () => f.contentWindow;
-      connect('frame');
+      const f = cartFrame();
+      open('frame', () => f.contentWindow, () => f.remove(), opts.readyTimeout ?? 10_000);
       f.src = frameUrl();
       ui.dialog.append(f);
-      timer = setTimeout(() => fallback('timeout', true), opts.readyTimeout ?? 10_000);
     },
   ).catch((e: Error | CartRefused) => {
     if (closed) return;
-    if ('response' in e) {
-      // Link the shop's answer (its home), which the frame never loaded.
-      expectedOrigin = originOf(e.response.continue_url ?? '');
-      return fail(e.response);
-    }
-    fail(epError('cart_unavailable', e.message || 'The cart could not be created.', undefined));
+    // A refusal links the shop's answer (its home), which the frame never loaded.
+    if ('response' in e) expectedOrigin = originOf(e.response.continue_url ?? '');
+    fail('response' in e ? e.response : epError('cart_unavailable', e.message || 'The cart could not be created.', undefined));
   });
 
   return { close };

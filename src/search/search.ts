@@ -135,6 +135,56 @@ function keep(host: HTMLElement): { read(): Kept | undefined; write(k: Kept): vo
   };
 }
 
+type Say = (w: Word, ...args: Array<string | number>) => string;
+
+/** The element's language (its `lang`, else the page's, else the browser's) and its words in it. */
+function speech(host: HTMLElement): { lang: () => string; say: Say } {
+  const lang = () => (host.getAttribute('lang') || document.documentElement.lang || navigator.language || 'en').toLowerCase();
+  return { lang, say: (w, ...args) => (lang().startsWith('fr') ? WORDS.fr : WORDS.en)[w].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? '')) };
+}
+
+/** The element's own stylesheet beside the widget's, as an adopted sheet where the engine has them. */
+function adoptCss(root: ShadowRoot) {
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  } catch {
+    root.append(el('style', {}, CSS));
+  }
+}
+
+/** One element's search: what it asks for, what came back, and where it lives. */
+interface Search {
+  host: HTMLElement;
+  root: ShadowRoot;
+  store: Store;
+  money: Money;
+  kept: ReturnType<typeof keep>;
+  /** `sync-url`: the element owns the page's address (see push). */
+  sync: boolean;
+  /**
+   * The page's own listing is the first page of the element's attributes: while another kept page
+   * is on its way, that listing keeps its space (so the browser's scroll restoring still lands) but
+   * is not shown, rather than products the shopper had left behind.
+   */
+  elsewhere: boolean;
+  query: string;
+  category: string;
+  /** The cursor of each page reached so far (page 1 has none). */
+  cursors: Array<string | undefined>;
+  page: number;
+  /** Where to scroll once the kept page's results are drawn (then never again). */
+  scrollBack: number;
+  result: { products: Product[]; next?: string; corrected?: boolean } | null;
+  failed: boolean;
+  loading: boolean;
+  /** How many searches were asked: only the latest one's answer is drawn. */
+  asked: number;
+  /** The control the shopper last used (its data-k), focused again after each redraw. */
+  used?: string;
+}
+
 /**
  * Builds the element in its shadow root (which already has the widget's stylesheet; this adds its
  * own), once: a reconnected element (moved on the page) is drawn again from the state it kept,
@@ -143,213 +193,208 @@ function keep(host: HTMLElement): { read(): Kept | undefined; write(k: Kept): vo
 export function mountSearch(host: HTMLElement, root: ShadowRoot, store: Store, money: Money): void {
   const again = mounted.get(host);
   if (again) return again();
-  try {
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(CSS);
-    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
-  } catch {
-    root.append(el('style', {}, CSS));
-  }
-  const lang = () => (host.getAttribute('lang') || document.documentElement.lang || navigator.language || 'en').toLowerCase();
-  const say = (w: Word, ...args: Array<string | number>) => (lang().startsWith('fr') ? WORDS.fr : WORDS.en)[w].replace(/\{(\d)\}/g, (_, i) => String(args[+i] ?? ''));
-  const limit = () => Math.min(50, Math.max(1, Number(host.getAttribute('page-size')) || 12));
-
+  adoptCss(root);
   const kept = keep(host);
   const before = kept.read();
-  let query = before?.query ?? host.getAttribute('query') ?? '';
-  let category = before?.category ?? host.getAttribute('category') ?? '';
-  /** The cursor of each page reached so far (page 1 has none). */
-  let cursors: Array<string | undefined> = before ? before.cursors.map((c) => c ?? undefined) : [undefined];
-  let page = before?.page ?? 0;
-  /** Where to scroll once the kept page's results are drawn (then never again). */
-  let scrollBack = before?.y ?? 0;
-  /**
-   * The page's own listing is the first page of the element's attributes: while another kept page
-   * is on its way, that listing keeps its space (so the browser's scroll restoring still lands) but
-   * is not shown, rather than products the shopper had left behind.
-   */
-  const elsewhere = !!before && (before.page > 0 || before.query !== (host.getAttribute('query') ?? '') || before.category !== (host.getAttribute('category') ?? ''));
-  const save = () => host.isConnected && kept.write({ query, category, cursors: cursors.map((c) => c ?? null), page, y: window.scrollY });
-  addEventListener('pagehide', save);
-  let result: { products: Product[]; next?: string; corrected?: boolean } | null = null;
-  let failed = false;
-  let loading = false;
-  let asked = 0;
-  /** The control the shopper last used (its data-k), focused again after each redraw. */
-  let used: string | undefined;
-
-  const run = async () => {
-    const ticket = ++asked;
-    save();
-    loading = true;
-    failed = false;
-    draw(); // the previous page stays in view, marked busy, until this one arrives
-    const currency = host.getAttribute('currency')?.toUpperCase() || store.currency.value;
-    const body = {
-      ...(query.trim() ? { query: query.trim() } : {}),
-      filters: category ? { categories: [category] } : {},
-      pagination: { limit: limit(), ...(cursors[page] ? { cursor: cursors[page] } : {}) },
-      context: { language: lang(), ...(currency ? { currency } : {}) },
-    };
-    const r = await store.client.call<SearchResponse>('POST', '/catalog/search', body);
-    if (ticket !== asked || !host.isConnected) return; // a newer search, or the element left the page
-    loading = false;
-    if (r.ok) {
-      result = {
-        products: r.data.products,
-        next: r.data.pagination?.has_next_page ? r.data.pagination.cursor : undefined,
-        // The shop searched for close words instead (its typo-tolerant second pass).
-        corrected: !!r.data.messages?.some((m) => m.code === 'query_corrected'),
-      };
-    }
-    else failed = true;
-    draw(true);
-    if (scrollBack && r.ok) window.scrollTo(0, scrollBack);
-    scrollBack = 0;
+  const attr = (name: string) => host.getAttribute(name) ?? '';
+  const s: Search = {
+    host, root, store, money, kept,
+    sync: host.hasAttribute('sync-url'),
+    elsewhere: !!before && (before.page > 0 || before.query !== attr('query') || before.category !== attr('category')),
+    query: before?.query ?? attr('query'),
+    category: before?.category ?? attr('category'),
+    cursors: before ? before.cursors.map((c) => c ?? undefined) : [undefined],
+    page: before?.page ?? 0,
+    scrollBack: before?.y ?? 0,
+    result: null, failed: false, loading: false, asked: 0,
   };
-
-  /**
-   * `sync-url`: the element owns the page's address (`?q=…&category=…&page=N`, the server-rendered
-   * listing's own), so each search and page the shopper asks for is a history entry of its own:
-   * shareable, reloadable, and Back/Forward go through them (popstate below).
-   */
-  const sync = host.hasAttribute('sync-url');
-  const push = () => {
-    if (!sync) return;
-    const u = new URL(location.href);
-    for (const [k, v] of [['q', query.trim()], ['category', category], ['page', page ? String(page + 1) : '']]) v ? u.searchParams.set(k, v) : u.searchParams.delete(k);
-    if (u.href !== location.href) try { history.pushState(history.state, '', u); } catch {}
-  };
-  if (sync)
-    addEventListener('popstate', () => {
-      if (!host.isConnected) return;
-      const k = kept.read();
-      if (k) {
-        ({ query, category, page } = k);
-        cursors = k.cursors.map((c) => c ?? undefined);
-        scrollBack = k.y ?? 0;
-        return void run();
-      }
-      // An entry this element never kept (one its document shares with a page the server rendered
-      // before a reload): the address names the search; a later page's cursor is the server's to
-      // know, so that page is loaded as the server renders it.
-      const u = new URL(location.href);
-      if ((Number(u.searchParams.get('page')) || 1) > 1) return location.reload();
-      query = u.searchParams.get('q') ?? '';
-      category = u.searchParams.get('category') ?? '';
-      cursors = [undefined];
-      page = 0;
-      void run();
-    });
-
-  /** The shopper asks for another search or page: the entry being left keeps its own first. */
-  const go = (change: () => void) => {
-    if (sync) save();
-    change();
-    push();
-    void run();
-  };
-  const search = () =>
-    go(() => {
-      cursors = [undefined];
-      page = 0;
-    });
-
-  const card = (p: Product) => {
-    const image = p.media?.find((m) => m.type === 'image' || !m.type);
-    const min = p.price_range.min;
-    const price = money(min.amount, min.currency, lang());
-    const varies = p.price_range.max.amount > min.amount;
-    // Card titles are headings (screen-reader users move through a listing by heading).
-    const parts: Node[] = [el('p', { class: 'p' }, varies ? say('fromPrice', price) : price)];
-    if (p.rating) parts.push(el('p', { class: 'r' }, el('span', { 'aria-hidden': 'true' }, '★'), ` ${say('rating', p.rating.value, p.rating.scale_max)}${p.rating.count ? ` · ${say('reviews', p.rating.count)}` : ''}`));
-    const state = cardAvailability(p);
-    if (state) parts.push(el('p', { class: 'o' }, say(state)));
-    return el('li', { class: 'card' }, el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '320', height: '320' })] : []), el('h3', {}, p.title)), ...parts);
-  };
-
-  /** Renders the whole element; `settled`: a search just answered (status words are announced then). */
-  const draw = (settled = false) => {
-    // Until the first results arrive, a page's own listing inside the element (its server-rendered
-    // fallback) holds the place rather than a blank "loading" state: shown, or hidden while a kept
-    // page other than it is on its way (`elsewhere`).
-    if (!result && !failed && host.childElementCount) {
-      root.replaceChildren(el('slot', elsewhere ? { class: 'h' } : {}));
-      if (elsewhere) host.setAttribute('aria-busy', 'true');
-      return;
-    }
-    const q = el('input', { type: 'search', name: 'q', value: query, autocomplete: 'off', 'data-k': 'q' });
-    q.value = query;
-    const c = el('select', { name: 'category', 'data-k': 'c' }, el('option', { value: '' }, say('all')));
-    for (const name of (host.getAttribute('categories') ?? '').split(',').map((s) => s.trim()).filter(Boolean)) c.append(el('option', { value: name }, name));
-    c.value = category;
-    const form = el(
-      'form',
-      { role: 'search' },
-      el('label', {}, say('search'), q),
-      el('label', {}, say('category'), c),
-      el('button', { type: 'submit', 'data-k': 'g' }, say('go')),
-    );
-    const ask = () =>
-      go(() => {
-        query = q.value;
-        category = c.value;
-        cursors = [undefined];
-        page = 0;
-      });
-    form.onsubmit = (e) => {
-      e.preventDefault();
-      ask();
-    };
-    c.onchange = ask;
-
-    const status = el('p', { role: 'status' });
-    const parts: Node[] = [form, el('h2', {}, query.trim() ? say('resultsFor', query.trim()) : category || say('all')), status];
-    if (failed) {
-      const retry = el('button', { type: 'button' }, say('retry'));
-      retry.onclick = () => void run();
-      status.append(say('failed'), ' ', retry);
-    } else if (!result) {
-      status.append(say('loading'));
-    } else {
-      if (loading) status.append(say('loading'));
-      else if (settled) status.append(result.products.length ? `${result.corrected ? `${say('close')} ` : ''}${say('shown', result.products.length)}` : say('none'));
-      if (result.products.length) parts.push(el('ul', { 'aria-label': say('results') }, ...result.products.map(card)));
-      if (page > 0 || result.next) {
-        const prev = el('button', { type: 'button', 'data-k': 'p' }, say('prev'));
-        const next = el('button', { type: 'button', 'data-k': 'n' }, say('next'));
-        prev.disabled = loading || page === 0;
-        next.disabled = loading || !result.next;
-        prev.onclick = () => go(() => page--);
-        next.onclick = () =>
-          go(() => {
-            cursors[page + 1] = result!.next;
-            page++;
-          });
-        parts.push(el('nav', { 'aria-label': say('pages') }, prev, el('span', { 'aria-current': 'page' }, say('page', page + 1)), next));
-      }
-    }
-    if (loading) host.setAttribute('aria-busy', 'true');
-    else host.removeAttribute('aria-busy');
-    const active = root.activeElement as HTMLElement | null;
-    if (active?.dataset.k) used = active.dataset.k;
-    // Focus stays with the shopper: after a redraw, on the control they used (the other pager
-    // button when that one is now disabled), unless they have moved on to the rest of the page.
-    const ours = active !== null || document.activeElement === document.body;
-    root.replaceChildren(...parts);
-    if (ours && used) ((root.querySelector(`[data-k=${used}]:not(:disabled)`) ?? root.querySelector('nav button:not(:disabled)')) as HTMLElement | null)?.focus();
-  };
-
-  mounted.set(host, () => draw(!!result));
-  if (before) void run(); // the shopper's own search and page, kept in this history entry
-  else search();
+  addEventListener('pagehide', () => save(s));
+  if (s.sync) addEventListener('popstate', () => followAddress(s));
+  mounted.set(host, () => draw(s, !!s.result));
+  if (before) void run(s); // the shopper's own search and page, kept in this history entry
+  else restart(s);
   // An attribute changed: search again (the same page for `lang` and `currency`), or redraw the filter.
   new MutationObserver((changes) => {
     const names = new Set(changes.map((m) => m.attributeName));
-    if (names.has('query')) query = host.getAttribute('query') ?? '';
-    if (names.has('category')) category = host.getAttribute('category') ?? '';
-    if (names.has('query') || names.has('category') || names.has('page-size')) search();
-    else if (names.has('lang') || names.has('currency')) void run();
-    else draw(!!result);
+    if (names.has('query')) s.query = attr('query');
+    if (names.has('category')) s.category = attr('category');
+    if (names.has('query') || names.has('category') || names.has('page-size')) restart(s);
+    else if (names.has('lang') || names.has('currency')) void run(s);
+    else draw(s, !!s.result);
   }).observe(host, { attributes: true, attributeFilter: ['lang', 'currency', 'query', 'category', 'categories', 'page-size'] });
+}
+
+/** Keeps the search in the page's history entry (when the element is still on the page). */
+const save = (s: Search) => s.host.isConnected && s.kept.write({ query: s.query, category: s.category, cursors: s.cursors.map((c) => c ?? null), page: s.page, y: window.scrollY });
+
+/** Asks the catalog for the current page of the search and draws the answer (only the latest search's). */
+async function run(s: Search) {
+  const { host, store } = s;
+  const ticket = ++s.asked;
+  save(s);
+  s.loading = true;
+  s.failed = false;
+  draw(s); // the previous page stays in view, marked busy, until this one arrives
+  const { lang } = speech(host);
+  const currency = host.getAttribute('currency')?.toUpperCase() || store.currency.value;
+  const cursor = s.cursors[s.page];
+  const body = {
+    ...(s.query.trim() ? { query: s.query.trim() } : {}),
+    filters: s.category ? { categories: [s.category] } : {},
+    pagination: { limit: Math.min(50, Math.max(1, Number(host.getAttribute('page-size')) || 12)), ...(cursor ? { cursor } : {}) },
+    context: { language: lang(), ...(currency ? { currency } : {}) },
+  };
+  const r = await store.client.call<SearchResponse>('POST', '/catalog/search', body);
+  if (ticket !== s.asked || !host.isConnected) return; // a newer search, or the element left the page
+  s.loading = false;
+  if (r.ok) {
+    s.result = {
+      products: r.data.products,
+      next: r.data.pagination?.has_next_page ? r.data.pagination.cursor : undefined,
+      // The shop searched for close words instead (its typo-tolerant second pass).
+      corrected: !!r.data.messages?.some((m) => m.code === 'query_corrected'),
+    };
+  }
+  else s.failed = true;
+  draw(s, true);
+  if (s.scrollBack && r.ok) window.scrollTo(0, s.scrollBack);
+  s.scrollBack = 0;
+}
+
+/**
+ * `sync-url`: the element owns the page's address (`?q=…&category=…&page=N`, the server-rendered
+ * listing's own), so each search and page the shopper asks for is a history entry of its own:
+ * shareable, reloadable, and Back/Forward go through them (followAddress).
+ */
+function push(s: Search) {
+  if (!s.sync) return;
+  const u = new URL(location.href);
+  for (const [k, v] of [['q', s.query.trim()], ['category', s.category], ['page', s.page ? String(s.page + 1) : '']]) v ? u.searchParams.set(k, v) : u.searchParams.delete(k);
+  if (u.href !== location.href) try { history.pushState(history.state, '', u); } catch {}
+}
+
+/** Back or Forward (`sync-url`): the search the entry kept, or else the one its address names. */
+function followAddress(s: Search) {
+  if (!s.host.isConnected) return;
+  const k = s.kept.read();
+  if (k) {
+    ({ query: s.query, category: s.category, page: s.page } = k);
+    s.cursors = k.cursors.map((c) => c ?? undefined);
+    s.scrollBack = k.y ?? 0;
+    return void run(s);
+  }
+  // An entry this element never kept (one its document shares with a page the server rendered
+  // before a reload): the address names the search; a later page's cursor is the server's to
+  // know, so that page is loaded as the server renders it.
+  const u = new URL(location.href);
+  if ((Number(u.searchParams.get('page')) || 1) > 1) return location.reload();
+  s.query = u.searchParams.get('q') ?? '';
+  s.category = u.searchParams.get('category') ?? '';
+  s.cursors = [undefined];
+  s.page = 0;
+  void run(s);
+}
+
+/** The shopper asks for another search or page: the entry being left keeps its own first. */
+function go(s: Search, change: () => void) {
+  if (s.sync) save(s);
+  change();
+  push(s);
+  void run(s);
+}
+
+/** The search from its first page. */
+const restart = (s: Search) =>
+  go(s, () => {
+    s.cursors = [undefined];
+    s.page = 0;
+  });
+
+/** One product card: image and title linking to the product page, price, rating, availability. */
+function card(p: Product, say: Say, money: Money, lang: string) {
+  const image = p.media?.find((m) => m.type === 'image' || !m.type);
+  const min = p.price_range.min;
+  const price = money(min.amount, min.currency, lang);
+  const varies = p.price_range.max.amount > min.amount;
+  // Card titles are headings (screen-reader users move through a listing by heading).
+  const parts: Node[] = [el('p', { class: 'p' }, varies ? say('fromPrice', price) : price)];
+  if (p.rating) parts.push(el('p', { class: 'r' }, el('span', { 'aria-hidden': 'true' }, '★'), ` ${say('rating', p.rating.value, p.rating.scale_max)}${p.rating.count ? ` · ${say('reviews', p.rating.count)}` : ''}`));
+  const state = cardAvailability(p);
+  if (state) parts.push(el('p', { class: 'o' }, say(state)));
+  return el('li', { class: 'card' }, el('a', { href: p.url }, ...(image ? [el('img', { src: image.url, alt: '', loading: 'lazy', width: '320', height: '320' })] : []), el('h3', {}, p.title)), ...parts);
+}
+
+/** The search form: a query, the category filter (the element's `categories`), a submit button. */
+function searchForm(s: Search, say: Say) {
+  const q = el('input', { type: 'search', name: 'q', value: s.query, autocomplete: 'off', 'data-k': 'q' });
+  q.value = s.query;
+  const c = el('select', { name: 'category', 'data-k': 'c' }, el('option', { value: '' }, say('all')));
+  for (const name of (s.host.getAttribute('categories') ?? '').split(',').map((x) => x.trim()).filter(Boolean)) c.append(el('option', { value: name }, name));
+  c.value = s.category;
+  const form = el('form', { role: 'search' }, el('label', {}, say('search'), q), el('label', {}, say('category'), c), el('button', { type: 'submit', 'data-k': 'g' }, say('go')));
+  const ask = () =>
+    go(s, () => {
+      s.query = q.value;
+      s.category = c.value;
+      s.cursors = [undefined];
+      s.page = 0;
+    });
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    ask();
+  };
+  c.onchange = ask;
+  return form;
+}
+
+/** Previous page, the page's number, next page (disabled while a page loads). */
+function pager(s: Search, say: Say, next: string | undefined) {
+  const prev = el('button', { type: 'button', 'data-k': 'p' }, say('prev'));
+  const forward = el('button', { type: 'button', 'data-k': 'n' }, say('next'));
+  prev.disabled = s.loading || s.page === 0;
+  forward.disabled = s.loading || !next;
+  prev.onclick = () => go(s, () => s.page--);
+  forward.onclick = () =>
+    go(s, () => {
+      s.cursors[s.page + 1] = s.result!.next;
+      s.page++;
+    });
+  return el('nav', { 'aria-label': say('pages') }, prev, el('span', { 'aria-current': 'page' }, say('page', s.page + 1)), forward);
+}
+
+/** Renders the whole element; `settled`: a search just answered (status words are announced then). */
+function draw(s: Search, settled = false) {
+  const { host, root, query, category, result } = s;
+  const { lang, say } = speech(host);
+  // Until the first results arrive, a page's own listing inside the element (its server-rendered
+  // fallback) holds the place rather than a blank "loading" state: shown, or hidden while a kept
+  // page other than it is on its way (`elsewhere`).
+  if (!result && !s.failed && host.childElementCount) {
+    root.replaceChildren(el('slot', s.elsewhere ? { class: 'h' } : {}));
+    if (s.elsewhere) host.setAttribute('aria-busy', 'true');
+    return;
+  }
+  const status = el('p', { role: 'status' });
+  const parts: Node[] = [searchForm(s, say), el('h2', {}, query.trim() ? say('resultsFor', query.trim()) : category || say('all')), status];
+  if (s.failed) {
+    const retry = el('button', { type: 'button' }, say('retry'));
+    retry.onclick = () => void run(s);
+    status.append(say('failed'), ' ', retry);
+  } else if (!result) {
+    status.append(say('loading'));
+  } else {
+    if (s.loading) status.append(say('loading'));
+    else if (settled) status.append(result.products.length ? `${result.corrected ? `${say('close')} ` : ''}${say('shown', result.products.length)}` : say('none'));
+    if (result.products.length) parts.push(el('ul', { 'aria-label': say('results') }, ...result.products.map((p) => card(p, say, s.money, lang()))));
+    if (s.page > 0 || result.next) parts.push(pager(s, say, result.next));
+  }
+  if (s.loading) host.setAttribute('aria-busy', 'true');
+  else host.removeAttribute('aria-busy');
+  const active = root.activeElement as HTMLElement | null;
+  if (active?.dataset.k) s.used = active.dataset.k;
+  // Focus stays with the shopper: after a redraw, on the control they used (the other pager
+  // button when that one is now disabled), unless they have moved on to the rest of the page.
+  const ours = active !== null || document.activeElement === document.body;
+  root.replaceChildren(...parts);
+  if (ours && s.used) ((root.querySelector(`[data-k=${s.used}]:not(:disabled)`) ?? root.querySelector('nav button:not(:disabled)')) as HTMLElement | null)?.focus();
 }

@@ -39,140 +39,150 @@ const isObj = (x: unknown): x is Args => typeof x === 'object' && x !== null && 
 /** `$.line_items[j]…` → `$.line_items[map(j)]…` (map: the request's line index → the agent's). */
 const relines = (map: Map<number, number>) => (p: string) => p.replace(/^\$\.line_items\[(\d+)\]/, (m, j) => (map.has(+j) ? `$.line_items[${map.get(+j)}]` : m));
 
-export function handlers(d: Deps): Record<string, Handler> {
-  const { store } = d;
-  const lang = () => store.lang.value;
-  /** The page's language and currency, overridden by what the agent passed (a non-object is sent as is, for the server to refuse). */
-  const context = (c: unknown) => (c === undefined ? store.context() : isObj(c) ? { ...store.context(), ...c } : c);
-  const total = (cart: Cart) => {
-    const t = cart.totals.find((x) => x.type === 'total');
-    return t ? d.money(t.amount, cart.currency, lang()) : '';
-  };
+const lang = (d: Deps) => d.store.lang.value;
+/** The page's language and currency, overridden by what the agent passed (a non-object is sent as is, for the server to refuse). */
+const context = (d: Deps, c: unknown) => (c === undefined ? d.store.context() : isObj(c) ? { ...d.store.context(), ...c } : c);
+const total = (d: Deps, cart: Cart) => {
+  const t = cart.totals.find((x) => x.type === 'total');
+  return t ? d.money(t.amount, cart.currency, lang(d)) : '';
+};
 
-  const catalog = (op: string): Handler => async (a) => {
-    const c = a.catalog;
-    return fromRest(await store.client.call('POST', `/catalog/${op}`, isObj(c) ? { ...c, context: context(c.context) } : (c ?? null)), '$.catalog');
-  };
+/** The catalog tools: the agent's `catalog` object, in the page's language and currency unless it says otherwise. */
+const catalog = (d: Deps, op: string): Handler => async (a) => {
+  const c = a.catalog;
+  return fromRest(await d.store.client.call('POST', `/catalog/${op}`, isObj(c) ? { ...c, context: context(d, c.context) } : (c ?? null)), '$.catalog');
+};
 
-  /** The shopper's cart (loaded), or the refusal of an `id` naming another cart. */
-  async function mine(a: Args): Promise<{ cart: Cart | null } | { refused: ToolResult }> {
-    await store.load();
-    const cart = store.cart.value;
-    if (a.id === undefined || a.id === cart?.id) return { cart };
-    if (typeof a.id !== 'string') return { refused: invalid('$.id', 'id must be the shopper\'s cart id (a string), or left out.') };
-    return { refused: outcome('not_found', `The tools on this page act on the shopper's cart only${cart ? ` ('${cart.id}')` : ' (there is none yet)'}; leave \`id\` out.`) };
-  }
+/** The shopper's cart (loaded), or the refusal of an `id` naming another cart. */
+async function mine({ store }: Deps, a: Args): Promise<{ cart: Cart | null } | { refused: ToolResult }> {
+  await store.load();
+  const cart = store.cart.value;
+  if (a.id === undefined || a.id === cart?.id) return { cart };
+  if (typeof a.id !== 'string') return { refused: invalid('$.id', 'id must be the shopper\'s cart id (a string), or left out.') };
+  return { refused: outcome('not_found', `The tools on this page act on the shopper's cart only${cart ? ` ('${cart.id}')` : ' (there is none yet)'}; leave \`id\` out.`) };
+}
 
-  /** The widget's own wording of customization errors, per field, for the agent's lines. */
-  async function fieldNotes(messages: Message[], lines: LineItemInput[], map: Map<number, number>): Promise<string[]> {
-    const out: string[] = [];
-    for (const [j, i] of map) {
-      const line = lines[j];
-      if (!messages.some((m) => m.path?.startsWith(`$.line_items[${j}].customizations`))) continue;
-      const id = line.item.id;
-      const p = await store.product(id);
-      const defs = (p.ok ? p.data.variants.find((v) => v.id === id) : undefined)?.metadata?.customizations ?? [];
-      const errs = d.fieldErrors(messages, j, line.customizations, (m, c) => d.fieldText(lang(), m, defs.find((x) => x.id === c)));
-      for (const [c, text] of Object.entries(errs)) {
-        const def = defs.find((x) => x.id === c);
-        out.push(`$.cart.line_items[${i}]${c ? `.customizations '${c}'${def ? ` (${def.label})` : ''}` : ''}: ${text}`);
-      }
+/** The widget's own wording of customization errors, per field, for the agent's lines. */
+async function fieldNotes(d: Deps, messages: Message[], lines: LineItemInput[], map: Map<number, number>): Promise<string[]> {
+  const out: string[] = [];
+  for (const [j, i] of map) {
+    const line = lines[j];
+    if (!messages.some((m) => m.path?.startsWith(`$.line_items[${j}].customizations`))) continue;
+    const id = line.item.id;
+    const p = await d.store.product(id);
+    const defs = (p.ok ? p.data.variants.find((v) => v.id === id) : undefined)?.metadata?.customizations ?? [];
+    const errs = d.fieldErrors(messages, j, line.customizations, (m, c) => d.fieldText(lang(d), m, defs.find((x) => x.id === c)));
+    for (const [c, text] of Object.entries(errs)) {
+      const def = defs.find((x) => x.id === c);
+      out.push(`$.cart.line_items[${i}]${c ? `.customizations '${c}'${def ? ` (${def.label})` : ''}` : ''}: ${text}`);
     }
-    return out.length ? [`As the page words it for the shopper: ${out.join(' | ')}`] : [];
   }
+  return out.length ? [`As the page words it for the shopper: ${out.join(' | ')}`] : [];
+}
 
-  /** One write of the shopper's cart with the agent's lines (map: request line → agent line). */
-  async function write(a: Args, lines: LineItemInput[], map: Map<number, number>): Promise<ToolResult> {
-    const { line_items: _l, ...rest } = a;
-    const before = store.error.value;
-    const had = new Set(store.cart.value?.discounts?.applied.map((x) => x.code?.toUpperCase()));
-    const r = await store.commit(lines, undefined, { ...rest, context: context(a.context) });
-    // The agent's invalid request is not a problem of the shopper's cart: keep the cart's own message line.
-    if (!r.ok && r.status >= 400 && r.status < 500) store.error.value = before;
-    // The shopper hears which codes the agent applied, by name and title (the cart lists them too).
-    const added = r.ok ? (r.data.discounts?.applied ?? []).filter((x) => x.code && !had.has(x.code.toUpperCase())).map((x) => `${x.code} (${x.title})`) : [];
-    if (r.ok) store.announce(words(lang()).changed(total(r.data), added));
-    const res = fromRest(r, '$.cart', relines(map));
-    if (!r.ok && r.status === 200 && Array.isArray(lines)) res.content.push(...(await fieldNotes(r.messages, lines, map).catch(() => []).then((n) => n.map((text) => ({ type: 'text' as const, text })))));
-    return res;
+/** One write of the shopper's cart with the agent's lines (map: request line → agent line). */
+async function write(d: Deps, a: Args, lines: LineItemInput[], map: Map<number, number>): Promise<ToolResult> {
+  const { store } = d;
+  const { line_items: _l, ...rest } = a;
+  const before = store.error.value;
+  const had = new Set(store.cart.value?.discounts?.applied.map((x) => x.code?.toUpperCase()));
+  const r = await store.commit(lines, undefined, { ...rest, context: context(d, a.context) });
+  // The agent's invalid request is not a problem of the shopper's cart: keep the cart's own message line.
+  if (!r.ok && r.status >= 400 && r.status < 500) store.error.value = before;
+  // The shopper hears which codes the agent applied, by name and title (the cart lists them too).
+  const added = r.ok ? (r.data.discounts?.applied ?? []).filter((x) => x.code && !had.has(x.code.toUpperCase())).map((x) => `${x.code} (${x.title})`) : [];
+  if (r.ok) store.announce(words(lang(d)).changed(total(d, r.data), added));
+  const res = fromRest(r, '$.cart', relines(map));
+  if (!r.ok && r.status === 200 && Array.isArray(lines)) res.content.push(...(await fieldNotes(d, r.messages, lines, map).catch(() => []).then((n) => n.map((text) => ({ type: 'text' as const, text })))));
+  return res;
+}
+
+/** Asks the shopper, through the agent's client when it offers that (WebMCP draft), else directly. */
+async function ask(d: Deps, kind: 'checkout' | 'cancel', cart: Cart, client: ToolClient): Promise<boolean> {
+  const n = cart.line_items.reduce((s, l) => s + l.quantity, 0);
+  const run = () => askShopper(kind, lang(d), words(lang(d)).items(n, total(d, cart)), d.adoptStyles, client.signal);
+  return (await (client.requestUserInteraction ? client.requestUserInteraction(run) : run())) === true;
+}
+const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.', 'forbidden');
+
+/** create_cart: the agent's lines go into the shopper's cart (there is one cart per page). */
+async function createCart(d: Deps, a: Args): Promise<ToolResult> {
+  const c = a.cart;
+  if (!isObj(c)) return invalid('$.cart', 'cart must be an object: {line_items: [{item: {id}, quantity, customizations?}], ...}.');
+  await d.store.load();
+  const lines = d.linesOf(d.store.cart.value);
+  const map = new Map<number, number>();
+  if (!Array.isArray(c.line_items)) return write(d, c, c.line_items, map);
+  // Into the shopper's cart: a line like one already there (variant + customizations) adds to it, as the widget's Add does.
+  const key = (l: any) => JSON.stringify([l?.item?.id, l?.customizations ?? []]);
+  c.line_items.forEach((l: any, i: number) => {
+    let j = lines.findIndex((x) => key(x) === key(l));
+    if (j >= 0 && Number.isInteger(l?.quantity)) lines[j] = { ...lines[j], quantity: lines[j].quantity + l.quantity };
+    else j = lines.push(l) - 1;
+    map.set(j, i);
+  });
+  return write(d, c, lines, map);
+}
+
+async function updateCart(d: Deps, a: Args): Promise<ToolResult> {
+  const m = await mine(d, a);
+  if ('refused' in m) return m.refused;
+  const c = a.cart;
+  if (!isObj(c)) return invalid('$.cart', 'cart must be an object: {line_items: [...every line to keep], ...}.');
+  const lines = c.line_items;
+  return write(d, c, lines, new Map(Array.isArray(lines) ? lines.map((_: unknown, i: number) => [i, i]) : []));
+}
+
+async function getCart(d: Deps, a: Args): Promise<ToolResult> {
+  const { store } = d;
+  const m = await mine(d, a);
+  if ('refused' in m) return m.refused;
+  if (!m.cart) return outcome('not_found', 'The shopper has no cart yet; create_cart starts one.');
+  const r = await store.client.getCart(m.cart.id);
+  // Up to date for the page too (another tab may have changed it); an unchanged cart is not a change.
+  if (r.ok && JSON.stringify(r.data) !== JSON.stringify(store.cart.value)) store.cart.value = r.data;
+  return fromRest(r, '$');
+}
+
+async function cancelCart(d: Deps, a: Args, client: ToolClient): Promise<ToolResult> {
+  const { store } = d;
+  const m = await mine(d, a);
+  if ('refused' in m) return m.refused;
+  const cart = m.cart;
+  if (!cart) return outcome('not_found', 'The shopper has no cart.');
+  if (!(await ask(d, 'cancel', cart, client))) return declined();
+  const r = await store.client.call<Cart>('POST', `/carts/${encodeURIComponent(cart.id)}/cancel`);
+  if (r.ok) {
+    store.cart.value = null;
+    store.remember(null);
+    store.announce(words(lang(d)).canceled);
   }
+  return fromRest(r, '$');
+}
 
-  /** Asks the shopper, through the agent's client when it offers that (WebMCP draft), else directly. */
-  async function ask(kind: 'checkout' | 'cancel', cart: Cart, client: ToolClient): Promise<boolean> {
-    const n = cart.line_items.reduce((s, l) => s + l.quantity, 0);
-    const run = () => askShopper(kind, lang(), words(lang()).items(n, total(cart)), d.adoptStyles, client.signal);
-    return (await (client.requestUserInteraction ? client.requestUserInteraction(run) : run())) === true;
-  }
-  const declined = () => outcome('declined', 'The shopper declined. Nothing was changed; ask them before trying again.', 'forbidden');
+async function beginCheckout(d: Deps, a: Args, client: ToolClient): Promise<ToolResult> {
+  const m = await mine(d, a);
+  if ('refused' in m) return m.refused;
+  const cart = m.cart;
+  if (!cart?.line_items.length) return outcome('not_found', 'The shopper\'s cart is empty: there is nothing to check out (create_cart first).');
+  if (!(await ask(d, 'checkout', cart, client))) return declined();
+  // After this result has gone back to the agent: the page leaves, exactly as the Checkout button
+  // makes it. Not at once: an agent reading results through the browser (CDP, an extension) takes
+  // a second round trip, and a page gone first lost it ("execution context destroyed", seen in CI).
+  setTimeout(() => d.store.checkout(), LEAVE_AFTER_MS);
+  return result(cart, false);
+}
 
+/** Each tool's handler, over the page's store and the widget's helpers the entry handed over. */
+export function handlers(d: Deps): Record<string, Handler> {
   return {
-    search_catalog: catalog('search'),
-    lookup_catalog: catalog('lookup'),
-    get_product: catalog('product'),
-
-    async create_cart(a) {
-      const c = a.cart;
-      if (!isObj(c)) return invalid('$.cart', 'cart must be an object: {line_items: [{item: {id}, quantity, customizations?}], ...}.');
-      await store.load();
-      const lines = d.linesOf(store.cart.value);
-      const map = new Map<number, number>();
-      if (!Array.isArray(c.line_items)) return write(c, c.line_items, map);
-      // Into the shopper's cart: a line like one already there (variant + customizations) adds to it, as the widget's Add does.
-      const key = (l: any) => JSON.stringify([l?.item?.id, l?.customizations ?? []]);
-      c.line_items.forEach((l: any, i: number) => {
-        let j = lines.findIndex((x) => key(x) === key(l));
-        if (j >= 0 && Number.isInteger(l?.quantity)) lines[j] = { ...lines[j], quantity: lines[j].quantity + l.quantity };
-        else j = lines.push(l) - 1;
-        map.set(j, i);
-      });
-      return write(c, lines, map);
-    },
-
-    async update_cart(a) {
-      const m = await mine(a);
-      if ('refused' in m) return m.refused;
-      const c = a.cart;
-      if (!isObj(c)) return invalid('$.cart', 'cart must be an object: {line_items: [...every line to keep], ...}.');
-      const lines = c.line_items;
-      return write(c, lines, new Map(Array.isArray(lines) ? lines.map((_: unknown, i: number) => [i, i]) : []));
-    },
-
-    async get_cart(a) {
-      const m = await mine(a);
-      if ('refused' in m) return m.refused;
-      if (!m.cart) return outcome('not_found', 'The shopper has no cart yet; create_cart starts one.');
-      const r = await store.client.getCart(m.cart.id);
-      // Up to date for the page too (another tab may have changed it); an unchanged cart is not a change.
-      if (r.ok && JSON.stringify(r.data) !== JSON.stringify(store.cart.value)) store.cart.value = r.data;
-      return fromRest(r, '$');
-    },
-
-    async cancel_cart(a, client) {
-      const m = await mine(a);
-      if ('refused' in m) return m.refused;
-      const cart = m.cart;
-      if (!cart) return outcome('not_found', 'The shopper has no cart.');
-      if (!(await ask('cancel', cart, client))) return declined();
-      const r = await store.client.call<Cart>('POST', `/carts/${encodeURIComponent(cart.id)}/cancel`);
-      if (r.ok) {
-        store.cart.value = null;
-        store.remember(null);
-        store.announce(words(lang()).canceled);
-      }
-      return fromRest(r, '$');
-    },
-
-    async begin_checkout(a, client) {
-      const m = await mine(a);
-      if ('refused' in m) return m.refused;
-      const cart = m.cart;
-      if (!cart?.line_items.length) return outcome('not_found', 'The shopper\'s cart is empty: there is nothing to check out (create_cart first).');
-      if (!(await ask('checkout', cart, client))) return declined();
-      // After this result has gone back to the agent: the page leaves, exactly as the Checkout button
-      // makes it. Not at once: an agent reading results through the browser (CDP, an extension) takes
-      // a second round trip, and a page gone first lost it ("execution context destroyed", seen in CI).
-      setTimeout(() => store.checkout(), LEAVE_AFTER_MS);
-      return result(cart, false);
-    },
+    search_catalog: catalog(d, 'search'),
+    lookup_catalog: catalog(d, 'lookup'),
+    get_product: catalog(d, 'product'),
+    create_cart: (a) => createCart(d, a),
+    update_cart: (a) => updateCart(d, a),
+    get_cart: (a) => getCart(d, a),
+    cancel_cart: (a, client) => cancelCart(d, a, client),
+    begin_checkout: (a, client) => beginCheckout(d, a, client),
   };
 }
