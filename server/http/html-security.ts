@@ -1,7 +1,7 @@
 /**
  * Every HTML page this server sends carries `X-Content-Type-Options: nosniff` and a
  * Content-Security-Policy (docs/security.md). Pages built in code set their own policy (account
- * service: server/oauth/routes.ts `page`; storefront: server/storefront/pages.ts `pageCsp`); the
+ * service: server/oauth/web.ts `page`; storefront: server/storefront/pages.ts `pageCsp`); the
  * middleware here is the net under a whole area, so an HTML response that forgot (an error page, a
  * 413) still leaves with both, and static HTML files (the demo agent) get a nonce for their scripts.
  */
