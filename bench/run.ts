@@ -8,6 +8,7 @@
  *   BENCH_ONLY=metrics BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # request metrics' cost alone
  *   BENCH_ONLY=inspector BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench # the request inspector's recording cost (development)
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
+ *   BENCH_ONLY=versions BENCH_BASE=../wt-old BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # this checkout's server vs another checkout's
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
  *   BENCH_ONLY=host npm run bench      # host.js load → interactive beside a bare page (Chromium)
  *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
@@ -22,7 +23,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { platformProfile } from '../test/support/platform.ts';
@@ -67,13 +68,13 @@ const CART_BODIES = [
  * warmer). BENCH_ONLY=limiter: the transport budgets (docs/security.md; bench-sized budgets, so it
  * takes a token every request and never refuses). Request metrics: bench/metrics.ts.
  */
-async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off') => Record<string, string>): Promise<Row[]> {
+async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off') => Record<string, string>, entry: (mode: 'on' | 'off') => string = () => 'server/main.ts'): Promise<Row[]> {
   const sums: Record<string, { on: number; off: number; p99on: number; p99off: number; cpuOn: number; cpuOff: number }> = {};
   for (let round = 0; round < 2; round++) {
     // off/on, then on/off: neither mode always runs on the second, warmer server.
     for (const mode of round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
       const port = await freePort();
-      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', ...env(mode) }, /listening/);
+      const server = await startChild(process.execPath, ['--import', 'tsx', entry(mode)], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', ...env(mode) }, /listening/);
       const url = `http://127.0.0.1:${port}`;
       try {
         // The server's CPU time per request too: on a shared machine throughput moves with the
@@ -113,6 +114,16 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
 const limiterCost = (dataDir: string) => onOffCost(dataDir, 'transport limiter', (mode) => ({ UCP_RATE_LIMITS: mode }));
 /** The request inspector's recording on a development server (docs/sandbox.md); production never records. */
 const inspectorCost = (dataDir: string) => onOffCost(dataDir, 'request inspector', (mode) => ({ UCP_INSPECTOR: mode }));
+/**
+ * BENCH_ONLY=versions: what a change costs, this checkout's server ("on") against the one in
+ * BENCH_BASE ("off"; e.g. a worktree of the commit before the change), alternating on one database.
+ * Both must share the database schema (no migration in between).
+ */
+function versionsCost(dataDir: string): Promise<Row[]> {
+  const other = process.env.BENCH_BASE;
+  if (!other) throw new Error('BENCH_ONLY=versions needs BENCH_BASE=DIR, the checkout to compare with (e.g. git worktree add --detach ../base HEAD~1, with its node_modules).');
+  return onOffCost(dataDir, 'this checkout (on) vs BENCH_BASE (off)', () => ({}), (mode) => (mode === 'on' ? 'server/main.ts' : resolve(other, 'server/main.ts')));
+}
 
 /** BENCH_ONLY=load: loading many shop files with the real command line (bench/catalog-load.ts). */
 async function benchLoads(): Promise<void> {
@@ -176,6 +187,10 @@ async function main() {
       }
       if (ONLY === 'inspector') {
         rows.push(...(await inspectorCost(dataDir)));
+        continue;
+      }
+      if (ONLY === 'versions') {
+        rows.push(...(await versionsCost(dataDir)));
         continue;
       }
       if (ONLY === 'metrics') {
