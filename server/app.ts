@@ -30,6 +30,7 @@ import { faviconHandler } from './storefront/favicon.ts';
 import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './platform.ts';
 import { notFoundPage, serverErrorPage, wantsPage } from './storefront/error-pages.ts';
+import { DEMO_FIXTURES, DEMO_SHOP_ID } from './seed/fixtures.ts';
 
 export interface AppDeps {
   db: DB;
@@ -146,7 +147,7 @@ export function createApp({ db, config }: AppDeps) {
   app.get('/api/ucp/', (c) => c.redirect('/api/ucp', 308));
 
   // MCP transport (404 unless the shop has the protocol and settings.mcp_enabled); same body limit.
-  app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES }));
+  app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES, sandboxNotes: (shop) => (shop.id === DEMO_SHOP_ID ? DEMO_FIXTURES : undefined) }));
 
   // host.js delivery (/ucp/*), the cart page (/cart/:id) and storefront pages; /ucp and /cart only on protocol shops.
   app.route('/', storefrontRoutes());

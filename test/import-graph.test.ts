@@ -156,12 +156,12 @@ describe('layers', () => {
 
 describe('seeding', () => {
   // Demo data and first-run seeds are for starting a server and for development, not a transport's
-  // business: the account service lists its kept demo apps from the accounts domain, not from the
-  // seed. Who may use server/seed: the development routes, MCP's development instructions (the
-  // demo's fixtures in words), and the top layer that starts the server.
-  const SEED_USERS = ['server/dev', 'server/mcp', ...LAYERS[TOP]];
+  // business: the account service lists its kept demo apps from the accounts domain, and MCP is
+  // handed the demo's fixtures in words by the assembly. Who may use server/seed: the development
+  // routes and the top layer that starts the server.
+  const SEED_USERS = ['server/dev', ...LAYERS[TOP]];
 
-  it('only the development routes, MCP instructions and the assembly import server/seed', () => {
+  it('only the development routes and the assembly import server/seed', () => {
     const graph = importGraph(['server']);
     const users = [...graph].filter(([from, tos]) => unitOf(from) !== 'server/seed' && tos.some((t) => t.startsWith('server/seed/'))).map(([from]) => from);
     expect(users.filter((f) => !SEED_USERS.includes(unitOf(f)))).toEqual([]);

@@ -56,8 +56,8 @@ describe('demo fixtures', () => {
 });
 
 describe('MCP instructions', () => {
-  const initialize = (srv: TestServer) =>
-    srv.req('demo.localhost', 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, { accept: 'application/json' });
+  const initialize = (srv: TestServer, host = 'demo.localhost') =>
+    srv.req(host, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, { accept: 'application/json' });
 
   it('a development demo shop names itself a sandbox and lists its fixtures; production does not', async () => {
     const dev = (await initialize(s)).body.result.instructions as string;
@@ -72,5 +72,11 @@ describe('MCP instructions', () => {
     } finally {
       await prod.close();
     }
+  });
+
+  it("another development shop is a sandbox too, without the demo's fixtures", async () => {
+    const other = (await initialize(s, 'strict.localhost')).body.result.instructions as string;
+    expect(other).toContain('development sandbox');
+    expect(other).not.toContain('WELCOME10');
   });
 });

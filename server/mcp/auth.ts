@@ -29,6 +29,8 @@ export interface McpAuthContext extends ToolContext {
   client: string;
   /** Told the request's operation once the body is parsed (the label of ucp_requests_total). */
   nameOperation?: (operation: string) => void;
+  /** On a development server, what the shop's test data holds, in words (the demo's fixtures), for the instructions. */
+  sandboxNotes?: string;
 }
 
 export type McpAccess =

@@ -8,6 +8,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { publicCors, UCP_ALLOW_HEADERS } from '../http/cors.ts';
 import { bodyLimit } from '../http/body-limit.ts';
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
+import type { Shop } from '../formats/types.ts';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
@@ -31,7 +32,13 @@ const MCP_CORS = {
   maxAge: 600,
 };
 
-export function mcpRoutes(opts: { maxBodyBytes: number }) {
+export interface McpRouteOptions {
+  maxBodyBytes: number;
+  /** A shop's test data in words for development servers' instructions (the assembly knows the demo's; the transport does not). */
+  sandboxNotes?: (shop: Shop) => string | undefined;
+}
+
+export function mcpRoutes(opts: McpRouteOptions) {
   const app = new Hono<AppEnv>();
   app.use('*', requireMcp);
   // The same CORS as REST (server/http/cors.ts): headers set before the handler, so the finished
@@ -57,6 +64,7 @@ export function mcpRoutes(opts: { maxBodyBytes: number }) {
       rawBody: text,
       client: c.get('client'),
       nameOperation: (op) => nameOperation(incomingOf(c), op),
+      sandboxNotes: opts.sandboxNotes?.(shop),
     });
     if (answer.body === null) return c.body(null, answer.status as StatusCode, answer.headers);
     return c.body(answer.body, answer.status as ContentfulStatusCode, answer.headers);

@@ -39,7 +39,6 @@ import { callTool, inputSchemaOf, invalidParams, TOOLS, TOOLS_LIST_RESULT, type 
 import { inputErrorResult } from './input-errors.ts';
 import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/shared/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
-import { DEMO_FIXTURES, DEMO_SHOP_ID } from '../seed/fixtures.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -61,13 +60,13 @@ const INSTRUCTIONS =
 
 /**
  * What this shop's server tells the model at `initialize`. A development server adds that it is a
- * sandbox and, on the demo shop, its fixtures (docs/sandbox.md); a production shop never advertises
- * test data.
+ * sandbox and, where the assembly gives them (the demo shop), the shop's fixtures in words
+ * (docs/sandbox.md); a production shop never advertises test data.
  */
-function instructionsFor(ctx: Pick<McpAuthContext, 'config' | 'shop'>): string {
+function instructionsFor(ctx: Pick<McpAuthContext, 'config' | 'sandboxNotes'>): string {
   if (ctx.config.mode !== 'development') return INSTRUCTIONS;
   const sandbox = `${INSTRUCTIONS} This is a development sandbox: nothing is charged or shipped.`;
-  return ctx.shop.id === DEMO_SHOP_ID ? `${sandbox} ${DEMO_FIXTURES}` : sandbox;
+  return ctx.sandboxNotes ? `${sandbox} ${ctx.sandboxNotes}` : sandbox;
 }
 
 function record(state: CallState, err: McpProtocolError): McpProtocolError {
