@@ -229,6 +229,25 @@ test.describe('with WebMCP', () => {
     await expect(codes).toContainText('WELCOME10 10% off');
   });
 
+  test("the request inspector tells the agent's calls (webmcp) from the shopper's own (page)", async ({ page, baseURL }) => {
+    await page.goto('/products/engraved-flask');
+    await toolNames(page);
+    const made: any = await page.webmcp.callTool('create_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] } });
+    const id = made.structuredContent.id as string;
+    // The shopper's own write on the same cart, through the widget.
+    const cartEl = page.locator('header ucp-cart');
+    await cartEl.getByRole('button', { name: 'Cart (1)' }).click();
+    await cartEl.getByRole('button', { name: /^Increase/ }).first().click();
+    await expect(cartEl.getByRole('button', { name: 'Cart (2)' })).toBeVisible();
+    const platform = (baseURL ?? 'http://demo.localhost:8391').replace('//demo.localhost', '//localhost');
+    const mine = async () => {
+      const r = await page.request.get(`${platform}/dev/shops/demo.localhost/requests?limit=100`);
+      const all = (await r.json()).exchanges as Array<{ transport: string; operation: string; path: string; response: { body: string | null } }>;
+      return all.filter((x) => x.path.includes(id) || (x.response.body ?? '').includes(id)).map((x) => `${x.transport} ${x.operation}`);
+    };
+    await expect.poll(mine).toEqual(expect.arrayContaining(['webmcp create_cart', 'page update_cart']));
+  });
+
   test('switched off: the shop setting, the page attribute; never inside an agent\'s frame', async ({ page, baseURL }) => {
     const w = watch(page);
     // other.localhost has settings.webmcp_enabled = false: its pages say so on host.js's tag.

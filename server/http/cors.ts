@@ -10,6 +10,9 @@ import type { MiddlewareHandler } from 'hono';
 export const UCP_ALLOW_HEADERS = [
   'Authorization', 'Content-Type', 'UCP-Agent', 'Idempotency-Key', 'Request-Id',
   'Signature', 'Signature-Input', 'Content-Digest', 'X-API-Key', 'UCP-Sandbox-Fault',
+  // host.js's WebMCP tools label their calls for the development request inspector; a storefront
+  // page on another origin than its shop must be allowed to send that.
+  'UCP-Inspector-Transport',
 ];
 
 export interface CorsOptions {

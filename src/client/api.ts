@@ -17,6 +17,8 @@ export interface ClientOptions {
   /** Bearer credential (embedded mode: `ep_auth` / the host's `credential`); kept in memory only. */
   auth?: string;
   fetch?: typeof fetch;
+  /** Who is calling, for the development request inspector (`webmcp`: an in-page agent's tools). */
+  transport?: string;
 }
 
 export class UcpClient {
@@ -26,12 +28,18 @@ export class UcpClient {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.opts.auth) headers.Authorization = `Bearer ${this.opts.auth}`;
+    if (this.opts.transport) headers['UCP-Inspector-Transport'] = this.opts.transport;
     return request<T>(this.opts.fetch ?? fetch, `${this.opts.origin}/api/ucp${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'omit',
     }, 'unavailable');
+  }
+
+  /** The same client with its requests labelled for the request inspector (server/http/inspector/record.ts). */
+  labelled(transport: string): UcpClient {
+    return new UcpClient({ ...this.opts, transport });
   }
 
   async product(id: string, context: Context): Promise<Result<Product>> {

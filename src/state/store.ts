@@ -118,13 +118,16 @@ export class Store {
     if (r.ok && ((this.currency.value && r.data.currency !== this.currency.value) || (r.data.context?.language && r.data.context.language !== this.lang.value))) await this.relocalize();
   }
 
-  /** One full-replacement write (create when there is no cart yet); `extra` adds or overrides body fields. */
-  async commit(lines: LineItemInput[], codes?: string[], extra?: object): Promise<Result<Cart>> {
+  /**
+   * One full-replacement write (create when there is no cart yet); `extra` adds or overrides body
+   * fields; `client`: the one to send it with (the WebMCP tools' is labelled for the inspector).
+   */
+  async commit(lines: LineItemInput[], codes?: string[], extra?: object, client = this.client): Promise<Result<Cart>> {
     const cart = this.cart.value;
     const discounts = { codes: codes ?? cart?.discounts?.codes ?? [] };
     const body = { line_items: lines, context: this.context(), discounts, ...extra };
     this.busy.value = true;
-    const r = cart ? await this.client.updateCart(cart.id, body) : await this.client.createCart(body);
+    const r = cart ? await client.updateCart(cart.id, body) : await client.createCart(body);
     batch(() => {
       this.busy.value = false;
       if (r.ok) {

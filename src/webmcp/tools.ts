@@ -6,7 +6,7 @@
  * (same zod wire schemas as REST and MCP); results are shaped in ./results.ts.
  */
 import type { Store } from '../state/store.ts';
-import type { fieldErrors, linesOf } from '../client/api.ts';
+import type { fieldErrors, linesOf, UcpClient } from '../client/api.ts';
 import type { PickerKit } from '../views/customize.tsx';
 import type { money } from '../state/store.ts';
 import type { Cart, LineItemInput } from '../wire/cart.ts';
@@ -40,6 +40,17 @@ const isObj = (x: unknown): x is Args => typeof x === 'object' && x !== null && 
 const relines = (map: Map<number, number>) => (p: string) => p.replace(/^\$\.line_items\[(\d+)\]/, (m, j) => (map.has(+j) ? `$.line_items[${map.get(+j)}]` : m));
 
 const lang = (d: Deps) => d.store.lang.value;
+/**
+ * The store's client, its requests labelled `webmcp` so the development request inspector tells an
+ * in-page agent's calls from the shopper's own (docs/sandbox.md). Loads and product reads the page
+ * shares with the widget go through the store's own client and read as the page's.
+ */
+const agents = new WeakMap<Store, UcpClient>();
+const agent = ({ store }: Deps) => {
+  let c = agents.get(store);
+  if (!c) agents.set(store, (c = store.client.labelled('webmcp')));
+  return c;
+};
 /** The page's language and currency, overridden by what the agent passed (a non-object is sent as is, for the server to refuse). */
 const context = (d: Deps, c: unknown) => (c === undefined ? d.store.context() : isObj(c) ? { ...d.store.context(), ...c } : c);
 const total = (d: Deps, cart: Cart) => {
@@ -50,7 +61,7 @@ const total = (d: Deps, cart: Cart) => {
 /** The catalog tools: the agent's `catalog` object, in the page's language and currency unless it says otherwise. */
 const catalog = (d: Deps, op: string): Handler => async (a) => {
   const c = a.catalog;
-  return fromRest(await d.store.client.call('POST', `/catalog/${op}`, isObj(c) ? { ...c, context: context(d, c.context) } : (c ?? null)), '$.catalog');
+  return fromRest(await agent(d).call('POST', `/catalog/${op}`, isObj(c) ? { ...c, context: context(d, c.context) } : (c ?? null)), '$.catalog');
 };
 
 /** The shopper's cart (loaded), or the refusal of an `id` naming another cart. */
@@ -86,7 +97,7 @@ async function write(d: Deps, a: Args, lines: LineItemInput[], map: Map<number, 
   const { line_items: _l, ...rest } = a;
   const before = store.error.value;
   const had = new Set(store.cart.value?.discounts?.applied.map((x) => x.code?.toUpperCase()));
-  const r = await store.commit(lines, undefined, { ...rest, context: context(d, a.context) });
+  const r = await store.commit(lines, undefined, { ...rest, context: context(d, a.context) }, agent(d));
   // The agent's invalid request is not a problem of the shopper's cart: keep the cart's own message line.
   if (!r.ok && r.status >= 400 && r.status < 500) store.error.value = before;
   // The shopper hears which codes the agent applied, by name and title (the cart lists them too).
@@ -138,7 +149,7 @@ async function getCart(d: Deps, a: Args): Promise<ToolResult> {
   const m = await mine(d, a);
   if ('refused' in m) return m.refused;
   if (!m.cart) return outcome('not_found', 'The shopper has no cart yet; create_cart starts one.');
-  const r = await store.client.getCart(m.cart.id);
+  const r = await agent(d).getCart(m.cart.id);
   // Up to date for the page too (another tab may have changed it); an unchanged cart is not a change.
   if (r.ok && JSON.stringify(r.data) !== JSON.stringify(store.cart.value)) store.cart.value = r.data;
   return fromRest(r, '$');
@@ -151,7 +162,7 @@ async function cancelCart(d: Deps, a: Args, client: ToolClient): Promise<ToolRes
   const cart = m.cart;
   if (!cart) return outcome('not_found', 'The shopper has no cart.');
   if (!(await ask(d, 'cancel', cart, client))) return declined();
-  const r = await store.client.call<Cart>('POST', `/carts/${encodeURIComponent(cart.id)}/cancel`);
+  const r = await agent(d).call<Cart>('POST', `/carts/${encodeURIComponent(cart.id)}/cancel`);
   if (r.ok) {
     store.cart.value = null;
     store.remember(null);
