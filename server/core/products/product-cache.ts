@@ -24,34 +24,76 @@ interface ShopEntries {
   variants: Map<string, string>;
 }
 
-/** Per database (tests run several in one process), then per shop. */
-const caches = new WeakMap<object, Map<string, ShopEntries>>();
-/** Documents kept per shop (a few kB each); past it the shop's cache starts over. */
-const MAX_PER_SHOP = 20_000;
+/**
+ * Bounds (docs/deploy.md "Memory"): documents kept per shop (a few kB each; past it the shop's cache
+ * starts over), across every shop of a database, and shops with an entry, where the least recently
+ * used shops go first, so a server of thousands of shops holds the busy ones. Changed by tests only.
+ */
+export const productCacheTuning = { maxPerShop: 20_000, maxDocuments: 50_000, maxShops: 5_000 };
 
-function entries(db: DB, shopId: string): ShopEntries | undefined {
-  if (!isSingleWriter(db)) return undefined;
-  const key = databaseIdentity(db);
-  let shops = caches.get(key);
-  if (!shops) caches.set(key, (shops = new Map()));
-  let e = shops.get(shopId);
-  if (!e) shops.set(shopId, (e = { generation: 0, products: new Map(), variants: new Map() }));
-  return e;
+/** One database's cache: shops in order of use (least recent first) and their documents counted. */
+interface DatabaseCache {
+  shops: Map<string, ShopEntries>;
+  documents: number;
 }
 
-function storer(e: ShopEntries | undefined) {
-  const generation = e?.generation;
+/** Per database (tests run several in one process), then per shop. */
+const caches = new WeakMap<object, DatabaseCache>();
+
+function entries(db: DB, shopId: string): { c: DatabaseCache; e: ShopEntries } | undefined {
+  if (!isSingleWriter(db)) return undefined;
+  const key = databaseIdentity(db);
+  let c = caches.get(key);
+  if (!c) caches.set(key, (c = { shops: new Map(), documents: 0 }));
+  let e = c.shops.get(shopId);
+  if (e) c.shops.delete(shopId); // to the most recent end
+  else e = { generation: 0, products: new Map(), variants: new Map() };
+  c.shops.set(shopId, e);
+  if (c.shops.size > productCacheTuning.maxShops) {
+    const [oldest, old] = c.shops.entries().next().value!;
+    forget(c, old);
+    c.shops.delete(oldest);
+  }
+  return { c, e };
+}
+
+function forget(c: DatabaseCache, e: ShopEntries): void {
+  c.documents -= e.products.size;
+  e.products.clear();
+  e.variants.clear();
+}
+
+/** Drops the least recently used shops (never `keep`) until the database's documents fit. */
+function evict(c: DatabaseCache, keep: ShopEntries): void {
+  for (const [id, e] of c.shops) {
+    if (c.documents <= productCacheTuning.maxDocuments) return;
+    if (e === keep) continue;
+    forget(c, e);
+    c.shops.delete(id);
+  }
+}
+
+function storer(found: { c: DatabaseCache; e: ShopEntries } | undefined, shopId: string) {
+  const generation = found?.e.generation;
   return (loaded: Iterable<StoredProduct>) => {
-    if (!e || e.generation !== generation) return;
+    if (!found) return;
+    const { c, e } = found;
+    // The catalog changed meanwhile, or the shop was evicted: what was read may be old, or unaccounted.
+    if (e.generation !== generation || c.shops.get(shopId) !== e) return;
     for (const p of loaded) {
-      if (e.products.size >= MAX_PER_SHOP) {
-        e.products.clear();
-        e.variants.clear();
-      }
+      if (e.products.size >= productCacheTuning.maxPerShop) forget(c, e);
+      if (!e.products.has(p.id)) c.documents++;
       e.products.set(p.id, p);
       for (const v of p.variants) e.variants.set(v.id, p.id);
     }
+    evict(c, e);
   };
+}
+
+/** What the cache holds for a database now: shops with an entry, and their documents (for tests and operators). */
+export function productCacheStats(db: DB): { shops: number; documents: number } {
+  const c = caches.get(databaseIdentity(db));
+  return { shops: c?.shops.size ?? 0, documents: c?.documents ?? 0 };
 }
 
 /**
@@ -59,7 +101,8 @@ function storer(e: ShopEntries | undefined) {
  * caller then loads (ignored if the catalog changed in between).
  */
 export function cachedProducts(db: DB, shopId: string, ids: string[]) {
-  const e = entries(db, shopId);
+  const found = entries(db, shopId);
+  const e = found?.e;
   const hits = new Map<string, StoredProduct>();
   const missing: string[] = [];
   for (const id of ids) {
@@ -67,12 +110,13 @@ export function cachedProducts(db: DB, shopId: string, ids: string[]) {
     if (p) hits.set(id, p);
     else missing.push(id);
   }
-  return { hits, missing, store: storer(e) };
+  return { hits, missing, store: storer(found, shopId) };
 }
 
 /** The same for variant ids: each hit is the variant with its product. */
 export function cachedVariants(db: DB, shopId: string, ids: string[]) {
-  const e = entries(db, shopId);
+  const found = entries(db, shopId);
+  const e = found?.e;
   const hits = new Map<string, VariantHit>();
   const missing: string[] = [];
   for (const id of ids) {
@@ -81,7 +125,7 @@ export function cachedVariants(db: DB, shopId: string, ids: string[]) {
     if (product && variant) hits.set(id, { product, variant });
     else missing.push(id);
   }
-  return { hits, missing, store: storer(e) };
+  return { hits, missing, store: storer(found, shopId) };
 }
 
 /** Catalog writes this process has made, per database and shop (on either database). */
@@ -102,9 +146,8 @@ export function catalogChanged(db: DB, shopId: string): void {
   let counts = writes.get(key);
   if (!counts) writes.set(key, (counts = new Map()));
   counts.set(shopId, (counts.get(shopId) ?? 0) + 1);
-  const e = entries(db, shopId);
-  if (!e) return;
-  e.generation++;
-  e.products.clear();
-  e.variants.clear();
+  const found = entries(db, shopId);
+  if (!found) return;
+  found.e.generation++;
+  forget(found.c, found.e);
 }

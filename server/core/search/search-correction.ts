@@ -80,6 +80,8 @@ export function correctQuery(query: string, vocabulary: Vocabulary): string | nu
 /** Per database (tests run several in one process), then per shop. */
 const caches = new WeakMap<object, Map<string, { at: number; version: string; words: Vocabulary }>>();
 const TTL_MS = 30_000;
+/** Shops whose words are kept per database, least recently used dropped first (docs/deploy.md "Memory"); changed by tests only. */
+export const vocabularyTuning = { maxShops: 1_000 };
 
 /** The shop's catalog words (see the top of this file for which, and how long they are kept). */
 export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> {
@@ -92,7 +94,11 @@ export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> 
   let cache = caches.get(key);
   if (!cache) caches.set(key, (cache = new Map()));
   const hit = cache.get(shop.id);
-  if (hit && hit.version === version && (index || onlyWriter || Date.now() - hit.at < TTL_MS)) return hit.words;
+  if (hit && hit.version === version && (index || onlyWriter || Date.now() - hit.at < TTL_MS)) {
+    cache.delete(shop.id); // to the most recent end
+    cache.set(shop.id, hit);
+    return hit.words;
+  }
   const rows = await db
     .selectFrom('products')
     .select([sql<unknown>`doc->'title'`.as('title'), sql<unknown>`doc->'tags'`.as('tags'), 'categories'])
@@ -104,6 +110,16 @@ export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> 
     const text = [...title, ...((r.tags as string[] | null) ?? []), ...((r.categories as string[] | null) ?? [])].join(' ');
     for (const w of new Set(wordsOf(text))) words.set(w, (words.get(w) ?? 0) + 1);
   }
+  cache.delete(shop.id);
   cache.set(shop.id, { at: Date.now(), version, words });
+  for (const id of cache.keys()) {
+    if (cache.size <= vocabularyTuning.maxShops) break;
+    cache.delete(id);
+  }
   return words;
+}
+
+/** Shops whose words this database's cache holds now (for tests and operators). */
+export function vocabularyShops(db: DB): number {
+  return caches.get(databaseIdentity(db))?.size ?? 0;
 }
