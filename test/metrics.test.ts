@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { has, parseMetrics, valueOf, type Sample } from './support/metrics.ts';
 import { demoAgentProfileUrl } from '../server/core/shops/ucp-profile.ts';
+import { sql } from 'kysely';
+import { forgetCachedShops } from '../server/core/shops/shops.ts';
 
 const SHOP = 'demo.localhost';
 const CART = { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] };
@@ -119,6 +121,35 @@ describe('metrics in development (no token: open)', () => {
       expect(r.text).not.toContain('ucp_requests_total');
       expect(r.text).not.toContain('process_cpu');
     }
+  });
+});
+
+describe('refusals inside an MCP batch', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ transportRateLimits: true });
+    // Two anonymous reads, then (almost) nothing more for a long while.
+    const limits = JSON.stringify({ anonymous: { read: { burst: 2, per_second: 0.001 } } });
+    await sql`update shops set settings = jsonb_set(settings::jsonb, '{rate_limits}', ${limits}::jsonb) where domain = ${SHOP}`.execute(s.db);
+    forgetCachedShops(s.db);
+  });
+  afterAll(() => s?.close());
+
+  it('each refused call is counted, though the batch itself answers 200', async () => {
+    const before = await scrape(s);
+    const meta = { 'ucp-agent': { profile: demoAgentProfileUrl(s.port) } };
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta, catalog: { query: 'flask' } } } });
+    const r = await s.req(SHOP, 'POST', '/mcp', [1, 2, 3, 4, 5].map(call), { accept: 'application/json' });
+    const refused = (r.body as Array<{ error?: { data?: { code?: string } } }>).filter((m) => m.error?.data?.code === 'rate_limited').length;
+    expect(refused).toBe(3);
+    const after = await scrape(s);
+    const limited = valueOf(after, 'ucp_rate_limited_total', { transport: 'mcp' }) - valueOf(before, 'ucp_rate_limited_total', { transport: 'mcp' });
+    expect({ status: r.status, limited }).toEqual({ status: r.status, limited: 3 });
+    // A lone refused call answers 429 and is counted once, not twice (answer and call).
+    const lone = await s.req(SHOP, 'POST', '/mcp', call(6), { accept: 'application/json' });
+    expect(lone.status).toBe(429);
+    const last = await scrape(s);
+    expect(valueOf(last, 'ucp_rate_limited_total', { transport: 'mcp' }) - valueOf(after, 'ucp_rate_limited_total', { transport: 'mcp' })).toBe(1);
   });
 });
 

@@ -46,6 +46,8 @@ interface Meter {
   route: string | undefined;
   /** `route` is a whole operation name (MCP), not a template to prefix with the method. */
   whole: boolean;
+  /** Calls inside this request refused for a budget (an MCP batch answers 200 around them). */
+  limited: number;
 }
 const meters = new WeakMap<IncomingMessage, Meter>();
 
@@ -88,7 +90,9 @@ function finished(req: IncomingMessage, res: ServerResponse, m: Meter): void {
   s.duration.observe(seconds);
   const code = res.statusCode;
   s.status(code).inc();
-  if (code === 429) limitedCounter(transport).inc();
+  // A 429 answer is one refusal; an answer holding refused calls (an MCP batch) is as many.
+  const refused = Math.max(code === 429 ? 1 : 0, m.limited);
+  if (refused) limitedCounter(transport).inc(refused);
 }
 
 function limitedCounter(transport: Transport): Counter.Internal {
@@ -103,7 +107,7 @@ const UNCOUNTED = new Set(['/livez', '/readyz', '/metrics']);
 /** Times and counts this request once its response has been sent. */
 export function observeRequest(req: IncomingMessage, res: ServerResponse): void {
   if (UNCOUNTED.has(req.url ?? '')) return;
-  const m: Meter = { start: performance.now(), route: undefined, whole: false };
+  const m: Meter = { start: performance.now(), route: undefined, whole: false, limited: 0 };
   meters.set(req, m);
   res.on('finish', () => finished(req, res, m)); // a response finishes once: no `once` wrapper
 }
@@ -123,6 +127,12 @@ export function nameOperation(incoming: IncomingMessage | undefined, operation: 
   if (!m) return;
   m.route = operation;
   m.whole = true;
+}
+
+/** One call inside this request was refused for a budget (counted in ucp_rate_limited_total when it finishes). */
+export function countRateLimited(incoming: IncomingMessage | undefined): void {
+  const m = incoming && meters.get(incoming);
+  if (m) m.limited++;
 }
 
 /** The incoming Node request behind a Hono context (undefined outside the Node adapter). */

@@ -29,6 +29,8 @@ export interface McpAuthContext extends ToolContext {
   client: string;
   /** Told the request's operation once the body is parsed (the label of ucp_requests_total). */
   nameOperation?: (operation: string) => void;
+  /** Told of each call refused for a budget (ucp_rate_limited_total counts the calls, batch or not). */
+  rateLimited?: () => void;
   /** On a development server, what the shop's test data holds, in words (the demo's fixtures), for the instructions. */
   sandboxNotes?: string;
 }

@@ -70,6 +70,7 @@ function instructionsFor(ctx: Pick<McpAuthContext, 'config' | 'sandboxNotes'>): 
 }
 
 function record(state: CallState, err: McpProtocolError): McpProtocolError {
+  if (err.data.code === 'rate_limited') state.ctx.rateLimited?.();
   state.httpStatus = err.httpStatus;
   Object.assign(state.headers, err.httpHeaders);
   if (err.httpStatus === 401) state.headers['WWW-Authenticate'] ??= `Bearer realm="${state.ctx.origin}"`;
