@@ -58,6 +58,9 @@ function columnJson(v: ColumnValue): string {
   return isJson(v) ? v.json : JSON.stringify(v);
 }
 
+/** A column's value as a statement parameter: JSON as its text (the statement casts it). */
+const param = (v: ColumnValue) => (isJson(v) ? v.json : v);
+
 /** What an inserter does: a row, coalesced; and the same row as a statement of its own. */
 export interface Inserter<Row> {
   /** Writes `row`, coalesced with others when `db` is the database itself; settles once committed. */
@@ -77,7 +80,7 @@ export function coalescedInsert<Row extends Record<string, ColumnValue>>(spec: C
   const columnList = sql.join(names.map((n) => sql.id(n)));
   const single = (row: Row, when: RawBuilder<boolean> = sql<boolean>`true`) =>
     sql`insert into ${sql.id(spec.table)} (${columnList})
-      select ${sql.join(spec.columns.map(([n, type]) => sql`${isJson(row[n]) ? (row[n] as { json: string }).json : row[n]}::${sql.raw(type)}`))}
+      select ${sql.join(spec.columns.map(([n, type]) => sql`${param(row[n])}::${sql.raw(type)}`))}
       where ${when}`;
   const statement = (json: string) =>
     sql`insert into ${sql.id(spec.table)} (${columnList})

@@ -290,9 +290,11 @@ async function resolveProfile(input: AuthInput, profiles: Profiles, profileUrl: 
 
 /**
  * A signature verified with the profile's keys; an unknown kid forces one refresh of the profile
- * (at most once per origin per minute). Returns the key id and the profile as it now stands.
+ * (at most once per origin per minute). Returns the key id and the profile as it now stands. A
+ * failed signature with no channel key behind it (`keyed` false) names no client: the caller's
+ * address budget pays for it.
  */
-async function verifySignature(input: AuthInput, profiles: Profiles, resolved: ResolvedProfile, profileUrl: string, origin: string): Promise<{ keyid: string; resolved: ResolvedProfile }> {
+async function verifySignature(input: AuthInput, profiles: Profiles, resolved: ResolvedProfile, profileUrl: string, origin: string, keyed: boolean): Promise<{ keyid: string; resolved: ResolvedProfile }> {
   const url = new URL(input.url);
   const body = REQUEST_BODY_METHODS.has(input.method.toUpperCase()) ? await input.body() : '';
   const hasBody = (typeof body === 'string' ? body.length : body.byteLength) > 0;
@@ -316,7 +318,10 @@ async function verifySignature(input: AuthInput, profiles: Profiles, resolved: R
       return (jwk as never) ?? null;
     },
   });
-  if (!result.ok) throw signatureError(result.code, result.message, origin);
+  if (!result.ok) {
+    if (!keyed) await spendOnFailure(input);
+    throw signatureError(result.code, result.message, origin);
+  }
   return { keyid: result.keyid, resolved: current };
 }
 
@@ -348,14 +353,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   const version = fetched.version;
   let resolved = fetched.resolved;
   if (signed) {
-    let checked: { keyid: string; resolved: ResolvedProfile };
-    try {
-      checked = await verifySignature(input, profiles, resolved, profileUrl, origin);
-    } catch (e) {
-      // A failed signature with no key behind it names no client: the address's budget pays.
-      if (!principal && e instanceof AccessDenied) await spendOnFailure(input);
-      throw e;
-    }
+    const checked = await verifySignature(input, profiles, resolved, profileUrl, origin, principal !== undefined);
     resolved = checked.resolved;
     if (!principal) {
       principal = { type: 'signature', keyid: checked.keyid, profileUrl };
