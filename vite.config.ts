@@ -9,36 +9,15 @@
  *   dist/host-cart-body-<hash>.js       the cart's body, imported when the cart dialog first opens or the cart page renders
  *   dist/host-<name>-<hash>.js          code shared by the two roles (never by the entry)
  *   dist/host-chunks.json               the chunk graph, read by server/storefront/hostjs.ts and tests
- * Served by server/storefront/hostjs.ts.
+ * Served by server/storefront/hostjs.ts. The same build then makes dist/apps/shop.html, the MCP Apps
+ * view (vite.apps.config.ts).
  */
 import { readdirSync, unlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Plugin, type Rolldown } from 'vite';
+import { build, defineConfig, type Plugin, type Rolldown } from 'vite';
+import { minifyCss, preactSignalsCoreOnly } from './vite.shared.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-
-/**
- * Constructable-stylesheet CSS is shipped verbatim: collapse the whitespace of every template
- * literal marked with a leading `/* css *\/` comment at build time (comments, line breaks and
- * spaces around punctuation; the CSS itself is written without any `${…}`).
- */
-function minifyCss(): Plugin {
-  const collapse = (css: string) =>
-    css
-      .replace(/\/\*[^]*?\*\//g, '')
-      .replace(/\s+/g, ' ')
-      .replace(/ ?([{};,]) ?/g, '$1')
-      .replace(/;}/g, '}')
-      .trim();
-  return {
-    name: 'ucp-minify-css',
-    enforce: 'pre',
-    transform(code, id) {
-      if (!id.startsWith(`${root}src/`) || !code.includes('/* css */')) return null;
-      return { code: code.replace(/\/\* css \*\/ *`([^`$]*)`/g, (_, css: string) => JSON.stringify(collapse(css))), map: null };
-    },
-  };
-}
 
 /** The chunk whose facade is one of these modules plays that protocol role. */
 const ROLES: Record<string, 'embedded' | 'host' | 'webmcp' | 'search' | 'picker' | 'cart'> = {
@@ -96,9 +75,20 @@ function hostChunks(): Plugin {
   };
 }
 
+/** Then the MCP Apps view from the same views (vite.apps.config.ts): one `vite build` makes both. */
+function appsView(): Plugin {
+  return {
+    name: 'ucp-apps-view',
+    apply: 'build',
+    async closeBundle() {
+      await build({ configFile: `${root}vite.apps.config.ts`, logLevel: 'warn' });
+    },
+  };
+}
+
 export default defineConfig({
   publicDir: false,
-  plugins: [minifyCss(), hostChunks()],
+  plugins: [minifyCss(), hostChunks(), appsView()],
   // Preact's and the signals' development branches, if any, are dead code in host.js.
   define: { 'process.env.NODE_ENV': '"production"' },
   // `development: false`: Vite turns on the JSX dev transform (`__source`/`__self` on every element,
@@ -132,7 +122,7 @@ export default defineConfig({
          * side effects lets the bundle keep just the re-exported core (≈1.2 KB gzip saved, and
          * preact/hooks with it). See docs/host-js.md "Size budget".
          */
-        moduleSideEffects: (id: string) => !/[\\/]@preact[\\/]signals[\\/]dist[\\/]/.test(id),
+        moduleSideEffects: preactSignalsCoreOnly,
       },
     },
     lib: {

@@ -17,6 +17,8 @@ export const RPC = {
   server: -32000,
   /** discovery / negotiation: invalid_profile_url, profile_unreachable, profile_malformed, version_unsupported */
   discovery: -32001,
+  /** MCP's `resources/read` of a URI the server does not have. */
+  resourceNotFound: -32002,
 } as const;
 
 export interface RpcErrorData {

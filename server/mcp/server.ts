@@ -22,8 +22,11 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import {
   CallToolRequestSchema,
   InitializeRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ReadResourceRequestSchema,
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
@@ -39,6 +42,7 @@ import { callTool, inputSchemaOf, invalidParams, TOOLS, TOOLS_LIST_RESULT, type 
 import { inputErrorResult } from './input-errors.ts';
 import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/shared/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
+import { appContents, appHtml, APP_URI, RESOURCES_LIST_RESULT } from './apps.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -85,8 +89,15 @@ function stateOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Cal
 }
 
 function buildServer(instructions: string): Server {
-  const server = new Server({ name: 'ucp-storefront', version: PACKAGE_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions });
+  const server = new Server(
+    { name: 'ucp-storefront', version: PACKAGE_VERSION },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} } }, instructions },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => TOOLS_LIST_RESULT as never);
+  // MCP Apps: the shop's one view (server/mcp/apps.ts). Public like host.js: no agent profile needed.
+  server.setRequestHandler(ListResourcesRequestSchema, () => RESOURCES_LIST_RESULT);
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, stateOf(extra as never)));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = stateOf(extra as never);
     try {
@@ -106,6 +117,14 @@ function buildServer(instructions: string): Server {
     }
   });
   return server;
+}
+
+/** `resources/read`: the view for this shop, or -32002 (MCP's "resource not found") naming what exists. */
+function readResource(uri: string, state: CallState) {
+  if (uri !== APP_URI) throw record(state, new McpProtocolError(RPC.resourceNotFound, 200, { code: 'not_found', content: `No resource '${uri.slice(0, 200)}'. resources/list names this server's resources (${APP_URI}).` }));
+  const html = appHtml();
+  if (html === null) throw record(state, new McpProtocolError(RPC.server, 503, { code: 'app_not_built', content: 'The MCP Apps view has not been built on this server: run `npm run build:host` (vite build), then retry.', retry_after: 5 }));
+  return appContents(html, [state.ctx.origin]);
 }
 
 /**
@@ -198,6 +217,9 @@ const REQUEST_SCHEMAS = new Map<string, SafeParse>([
   ['initialize', (v) => InitializeRequestSchema.safeParse(v)],
   ['ping', (v) => PingRequestSchema.safeParse(v)],
   ['tools/list', (v) => ListToolsRequestSchema.safeParse(v)],
+  ['resources/list', (v) => ListResourcesRequestSchema.safeParse(v)],
+  ['resources/templates/list', (v) => ListResourceTemplatesRequestSchema.safeParse(v)],
+  ['resources/read', (v) => ReadResourceRequestSchema.safeParse(v)],
 ]);
 
 const issueText = (issues: Array<{ path: PropertyKey[]; message: string }>) => issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`).join('; ');
@@ -319,7 +341,7 @@ async function exchange(toSdk: JSONRPCMessage[], state: CallState): Promise<JSON
 }
 
 /** JSON-RPC methods named as themselves in metrics; any other is `unknown` (labels stay bounded). */
-const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'notifications/cancelled']);
+const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'notifications/initialized', 'notifications/cancelled']);
 
 /** The metrics label of a POST: its method, `tools/call <tool>` for a known tool, or `batch`. */
 function operationOf(batch: boolean, messages: unknown[]): string {

@@ -23,6 +23,7 @@ import { unknownArguments } from './input-errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
 import { toolResult } from './result-json.ts';
 import { serializedOnce } from '../lib/json-fragments.ts';
+import { toolUiMeta } from './apps.ts';
 
 export interface ToolContext {
   db: DB;
@@ -242,6 +243,8 @@ export const TOOLS_LIST_RESULT = serializedOnce({
     inputSchema: jsonSchema(d.args),
     outputSchema: OUTPUT_SCHEMA,
     annotations: { title: d.title, readOnlyHint: d.readOnly, destructiveHint: d.name === 'cancel_cart', idempotentHint: d.readOnly, openWorldHint: false },
+    // MCP Apps: the view that draws this tool's result, or who may call it (server/mcp/apps.ts).
+    ...(toolUiMeta(d.name) ? { _meta: toolUiMeta(d.name) } : {}),
   })),
 });
 

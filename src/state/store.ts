@@ -16,8 +16,15 @@ export interface CartObserver {
 }
 
 const KEY = 'ucp:cart:';
+/**
+ * Whether carts are remembered in localStorage (widget mode). An MCP Apps view keeps none: its cart
+ * travels in tool arguments and results only (src/apps/), never in a store shared by other views.
+ */
+let persisting = true;
+export const rememberNoCarts = () => void (persisting = false);
 
 function storage(): Storage | null {
+  if (!persisting) return null;
   try {
     const s = globalThis.localStorage;
     s.setItem(KEY, '1');
@@ -48,8 +55,9 @@ export class Store {
   handoff: ((cart: Cart) => void) | null = null;
   private loaded: Promise<void> | null = null;
 
-  constructor(readonly origin: string, auth?: string) {
-    this.client = new UcpClient({ origin, auth });
+  /** `client`: another way to the shop than REST (an MCP Apps view calls tools through its host, src/apps/). */
+  constructor(readonly origin: string, auth?: string, client?: UcpClient) {
+    this.client = client ?? new UcpClient({ origin, auth });
   }
 
   private products = new Map<string, Promise<Result<Product>>>();

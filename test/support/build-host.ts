@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const OUTPUTS = ['dist/host.js', 'dist/host-chunks.json'].map((f) => join(ROOT, f));
+const OUTPUTS = ['dist/host.js', 'dist/host-chunks.json', 'dist/apps/shop.html'].map((f) => join(ROOT, f));
 
 function newestUnder(dir: string): number {
   let newest = 0;
@@ -22,7 +22,7 @@ function newestUnder(dir: string): number {
 
 export default function setup(): void {
   const built = OUTPUTS.every(existsSync) ? Math.min(...OUTPUTS.map((f) => statSync(f).mtimeMs)) : 0;
-  const inputs = Math.max(newestUnder(join(ROOT, 'src')), statSync(join(ROOT, 'vite.config.ts')).mtimeMs);
+  const inputs = Math.max(newestUnder(join(ROOT, 'src')), ...['vite.config.ts', 'vite.apps.config.ts', 'vite.shared.ts'].map((f) => statSync(join(ROOT, f)).mtimeMs));
   if (built >= inputs) return;
   // As shipped: a production build (vitest sets NODE_ENV=test, which would change the output).
   execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
