@@ -70,6 +70,11 @@ export function mcpRoutes(opts: McpRouteOptions) {
     if (answer.body === null) return c.body(null, answer.status as StatusCode, answer.headers);
     return c.body(answer.body, answer.status as ContentfulStatusCode, answer.headers);
   });
-  app.all('/', () => mcpMethodNotAllowed());
+  // Written through the context, so the CORS headers set above stay: a browser MCP client's GET (the
+  // SDK's client tries to open an SSE stream) must read our 405, not a CORS failure.
+  app.all('/', (c) => {
+    const answer = mcpMethodNotAllowed();
+    return c.body(answer.body ?? '', answer.status as ContentfulStatusCode, answer.headers);
+  });
   return app;
 }

@@ -391,8 +391,8 @@ export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Prom
 }
 
 /** Answer for GET/DELETE/other methods on /mcp: no SSE stream, no sessions (DIGEST §4). */
-export function mcpMethodNotAllowed(): Response {
-  return jsonResponse(405, rpcErrorBody(null, RPC.server, 'Method not allowed: POST JSON-RPC messages to this endpoint (no SSE stream, no sessions).'), { Allow: 'POST' });
+export function mcpMethodNotAllowed(): McpAnswer {
+  return jsonAnswer(405, rpcErrorBody(null, RPC.server, 'Method not allowed: POST JSON-RPC messages to this endpoint (no SSE stream, no sessions).'), { Allow: 'POST' });
 }
 
 /** JSON-RPC answer for an oversized body (HTTP 413). */
