@@ -7,6 +7,8 @@ import { defineConfig } from '@playwright/test';
 
 // E2E_PORT lets two checkouts on one machine run their browser suites side by side.
 export const PORT = Number(process.env.E2E_PORT ?? 8391);
+/** The MCP Apps test host (e2e/apps-host/serve.ts): the official AppBridge in a host page, and its sandbox proxy. */
+export const APPS_HOST_PORT = PORT + 2;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -26,13 +28,23 @@ export default defineConfig({
     },
     trace: 'off',
   },
-  webServer: {
-    command: 'bash scripts/e2e-server.sh',
-    port: PORT,
-    env: { PORT: String(PORT), DATA_DIR: '.tmp/e2e-db' },
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'bash scripts/e2e-server.sh',
+      port: PORT,
+      env: { PORT: String(PORT), DATA_DIR: '.tmp/e2e-db' },
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: `npx tsx e2e/apps-host/serve.ts ${APPS_HOST_PORT}`,
+      port: APPS_HOST_PORT,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
 });

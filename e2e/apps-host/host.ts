@@ -111,7 +111,9 @@ async function run(name: string, args: Record<string, unknown>, opts: { result?:
   const tool = tools.get(name);
   const uri = tool && getToolUiResourceUri(tool);
   if (!uri) throw new Error(`${name} has no view`);
-  const resultPromise = opts.result !== undefined ? Promise.resolve(opts.result) : client.callTool({ name, arguments: { ...args, meta: agentMeta } });
+  // The model's arguments: UCP's tools take the agent's profile in `meta`, and the model sends it.
+  const modelArgs = { ...args, meta: agentMeta };
+  const resultPromise = opts.result !== undefined ? Promise.resolve(opts.result) : client.callTool({ name, arguments: modelArgs });
   const resource = (await client.readResource({ uri })).contents[0] as { text: string; mimeType: string; _meta?: { ui?: { csp?: unknown } } };
   if (resource.mimeType !== 'text/html;profile=mcp-app') throw new Error(`unexpected ${resource.mimeType}`);
   const csp = resource._meta?.ui?.csp;
@@ -125,7 +127,7 @@ async function run(name: string, args: Record<string, unknown>, opts: { result?:
   await bridge.sendSandboxResourceReady({ html: resource.text, csp: csp as never });
   await initialized;
   if (opts.partial) await bridge.sendToolInputPartial({ arguments: opts.partial });
-  await bridge.sendToolInput({ arguments: args });
+  await bridge.sendToolInput({ arguments: modelArgs });
   resultPromise.then(
     (r) => bridge.sendToolResult(r as never),
     (e) => bridge.sendToolCancelled({ reason: e instanceof Error ? e.message : String(e) }),

@@ -46,8 +46,8 @@ export function viewCsp(csp: { connectDomains?: string[]; resourceDomains?: stri
 }
 
 const HOST_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>MCP Apps test host</title>
-<style>body{margin:0;font:15px system-ui;background:#f3f3f3}body.dark{background:#202124;color:#eee}#views{display:flex;flex-direction:column;gap:12px;padding:8px}iframe{border:1px solid #8884;border-radius:8px;width:100%;height:120px;display:block;background:transparent}</style>
-</head><body><div id="views"></div><script type="module" src="/host.js"></script></body></html>`;
+<style>body{margin:0;font:15px system-ui;background:#f3f3f3}body.dark{background:#202124;color:#eee}#views{display:flex;flex-direction:column;gap:12px;padding:8px}h1{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}iframe{border:1px solid #8884;border-radius:8px;width:100%;height:120px;display:block;background:transparent}</style>
+</head><body><main aria-label="Conversation"><h1 class="sr">MCP Apps test host</h1><div id="views"></div></main><script type="module" src="/host.js"></script></body></html>`;
 
 createServer((req, res) => {
   const url = new URL(req.url ?? '/', `http://${req.headers.host}`);

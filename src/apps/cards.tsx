@@ -26,12 +26,13 @@ export function Cards({ shell }: { shell: Shell }) {
   const lang = shell.store.lang.value;
   const products = shell.products.value;
   return (
-    <section aria-labelledby="cards-h">
-      <h2 id="cards-h" class="sr">
-        {say(lang, 'results')}
-      </h2>
-      {products.length ? <ul class="cards">{products.map((p) => card(shell, p, lang))}</ul> : <p class="m">{say(lang, 'noResults')}</p>}
-    </section>
+    products.length ? (
+      <ul class="cards" aria-label={say(lang, 'results')}>
+        {products.map((p) => card(shell, p, lang))}
+      </ul>
+    ) : (
+      <p class="m">{say(lang, 'noResults')}</p>
+    )
   );
 }
 
@@ -47,7 +48,7 @@ function card(shell: Shell, p: Product, lang: string) {
   return (
     <li class="card pc" key={p.id} aria-labelledby={hid}>
       {image ? <img src={image.url} alt={image.alt_text ?? ''} width={320} height={320} loading="lazy" /> : null}
-      <h3 id={hid}>{p.title}</h3>
+      <h2 id={hid}>{p.title}</h2>
       <p class="p">{p.price_range.max.amount > min.amount ? say(lang, 'from', price) : price}</p>
       {p.rating ? (
         <p class="m">

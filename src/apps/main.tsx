@@ -28,8 +28,9 @@ function App({ shell }: { shell: Shell }) {
   const screen = s.value;
   const count = store.cart.value?.line_items.reduce((n, l) => n + l.quantity, 0) ?? 0;
   const notice = shell.notice.value;
+  // Each view is its own document (in its own frame): its content is its main landmark.
   const nav = (
-    <nav class="row bar" aria-label={say(lang, 'results')}>
+    <div class="row bar">
       {screen !== 'cards' && shell.products.value.length ? (
         <button type="button" onClick={() => (s.value = 'cards')}>
           ← {say(lang, 'back')}
@@ -40,10 +41,15 @@ function App({ shell }: { shell: Shell }) {
           {say(lang, 'view', count)}
         </button>
       ) : null}
-    </nav>
+    </div>
   );
   return (
-    <main lang={lang}>
+    // The heading names the view's main landmark too (with the product's own title on the product
+    // view), so that the views of one conversation are told apart.
+    <main lang={lang} class="view" aria-labelledby={screen === 'product' && shell.productUi.product.value ? 'vh pv-t' : 'vh'}>
+      <h1 class="sr" id="vh">
+        {say(lang, screen === 'cart' ? 'cartTitle' : screen === 'product' ? 'productTitle' : 'results')}
+      </h1>
       {nav}
       {notice ? (
         <p class="err" role="alert">

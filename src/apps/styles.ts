@@ -6,13 +6,13 @@
  */
 export const APP_CSS = /* css */ `
 :host{padding:2px}
-main{display:flex;flex-direction:column;gap:.6rem}
+.view{display:flex;flex-direction:column;gap:.6rem}
 :host(.fixed){height:100%;overflow:auto}
 .bar{justify-content:space-between}.bar:empty{display:none}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5rem,1fr));gap:.6rem}
 :host([data-mode=fullscreen]) .cards{grid-template-columns:repeat(auto-fill,minmax(13rem,1fr))}
 .pc{display:flex;flex-direction:column;gap:.3rem;padding:.6rem}
-.pc h3{font-size:1rem;margin:.1rem 0}
+.pc h2{font-size:1rem;margin:.1rem 0}
 .pc p{margin:0}
 .pc img{aspect-ratio:1;object-fit:cover;width:100%}
 .pc button{margin-top:auto}

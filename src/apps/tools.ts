@@ -96,8 +96,10 @@ export class ToolClient extends UcpClient {
       return await this.bridge.request('tools/call', { name, arguments: args });
     } catch (e) {
       const agent = this.agentMeta();
-      // -32001: UCP's discovery errors (invalid_profile_url when no meta came); data may not survive the host's relay.
-      const profileRefused = e instanceof BridgeError && (e.code === -32001 || (isObject(e.data) && e.data.code === 'invalid_profile_url'));
+      // -32001: UCP's discovery errors (invalid_profile_url when no meta came). Hosts relay it as they
+      // can: the JSON-RPC error with its data, or (the server answers it with HTTP 400) an HTTP error
+      // whose text carries the body: any of them names the code.
+      const profileRefused = e instanceof BridgeError && (e.code === -32001 || (isObject(e.data) && e.data.code === 'invalid_profile_url') || e.message.includes('invalid_profile_url'));
       if (!profileRefused || !agent) throw e;
       this.meta = { 'ucp-agent': agent };
       return this.bridge.request('tools/call', { name, arguments: { ...args, meta: this.meta } });

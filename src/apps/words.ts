@@ -4,6 +4,8 @@
  */
 const en = {
   results: 'Products',
+  productTitle: 'Product',
+  cartTitle: 'Cart',
   noResults: 'No products matched.',
   from: 'From {0}',
   rating: 'Rated {0} out of {1}',
@@ -22,6 +24,8 @@ const en = {
 type Key = keyof typeof en;
 const fr: Record<Key, string> = {
   results: 'Produits',
+  productTitle: 'Produit',
+  cartTitle: 'Panier',
   noResults: 'Aucun produit ne correspond.',
   from: 'À partir de {0}',
   rating: 'Noté {0} sur {1}',
