@@ -25,6 +25,8 @@ document.body.classList.toggle('dark', theme === 'dark');
 type Entry = { kind: string; view: number; [k: string]: unknown };
 const log: Entry[] = [];
 const views: Array<{ bridge: AppBridge; frame: HTMLIFrameElement }> = [];
+/** As chat hosts do, a view grows with its content up to a height, then scrolls inside. */
+const MAX_HEIGHT = 700;
 /** Tool names whose next call from a view the "buyer" declines (update_cart's confirmation, say). */
 const decline = new Set<string>();
 /** Tool calls from views that get no answer at all (a host that hangs). */
@@ -74,7 +76,7 @@ function bridgeFor(view: number, frame: HTMLIFrameElement, tools: Map<string, an
     null,
     { name: 'ucp-e2e-host', version: '1.0.0' },
     { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} } } as never,
-    { hostContext: { theme, locale: q.get('locale') ?? 'en-US', displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'], platform: 'web', containerDimensions: { maxHeight: 6000 }, styles: { variables: VARIABLES } } as never },
+    { hostContext: { theme, locale: q.get('locale') ?? 'en-US', displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'], platform: 'web', containerDimensions: { maxHeight: MAX_HEIGHT }, styles: { variables: VARIABLES } } as never },
   );
   bridge.oncalltool = async (params) => {
     log.push({ kind: 'call', view, name: params.name, arguments: params.arguments });
@@ -97,7 +99,7 @@ function bridgeFor(view: number, frame: HTMLIFrameElement, tools: Map<string, an
   };
   bridge.onsizechange = ({ width, height }) => {
     log.push({ kind: 'size', view, width, height });
-    if (height !== undefined) frame.style.height = `${height}px`;
+    if (height !== undefined) frame.style.height = `${Math.min(height, MAX_HEIGHT)}px`;
   };
   bridge.onrequestdisplaymode = async ({ mode }) => ({ mode });
   bridge.onloggingmessage = (params) => log.push({ kind: 'log', view, params });
@@ -155,5 +157,8 @@ const host = {
   /** The frame of view i, for screenshots of one view. */
   frameHeight: (view: number) => views[view].frame.getBoundingClientRect().height,
   ready: () => toolsReady.then(() => true),
+  /** Set once the tools are listed (for drivers that cannot wait on a promise). */
+  isReady: false,
 };
+toolsReady.then(() => (host.isReady = true));
 (window as unknown as { host: typeof host }).host = host;

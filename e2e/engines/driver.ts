@@ -22,8 +22,11 @@ export interface Driver {
   /** Replaces a text field's value by typing `text` into it. */
   type(path: Path, text: string): Promise<void>;
   select(path: Path, value: string): Promise<void>;
-  /** Runs `body` against the page's first iframe (the framed cart). */
-  inFrame<T>(body: (d: Driver) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` against a frame: the page's first iframe (the framed cart), or with `app`, the MCP
+   * Apps view inside the test host's sandbox proxy (an iframe in an iframe, e2e/apps-host/).
+   */
+  inFrame<T>(body: (d: Driver) => Promise<T>, which?: 'cart' | 'app'): Promise<T>;
   viewport(width: number, height: number): Promise<void>;
   back(): Promise<void>;
   reload(): Promise<void>;
@@ -52,6 +55,14 @@ export async function until<T>(d: Driver, what: string, fn: string, ...args: unk
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Playwright's and Puppeteer's frames alike: the framed cart, or the view inside the sandbox proxy. */
+interface FrameLike {
+  url(): string;
+  parentFrame(): FrameLike | null;
+}
+const framePicker = (which: 'cart' | 'app', main: unknown) => (f: FrameLike) =>
+  f !== main && (which === 'cart' ? f.url().includes('/cart/') : !!f.parentFrame()?.url().includes('/sandbox.html'));
 
 /** Anything with Playwright's or Puppeteer's page/frame evaluate surface. */
 interface Evaluating {
@@ -94,9 +105,9 @@ export function playwrightDriver(page: import('@playwright/test').Page): Driver 
   const over = (target: Evaluating): Driver =>
     handleDriver('chromium', target, {
       goto: async (url) => void (await page.goto(url)),
-      inFrame: async (body) => {
-        const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/cart/'));
-        if (!frame) throw new Error('chromium: no cart frame');
+      inFrame: async (body, which = 'cart') => {
+        const frame = page.frames().find(framePicker(which, page.mainFrame()));
+        if (!frame) throw new Error(`chromium: no ${which} frame`);
         return body(over(frame as unknown as Evaluating));
       },
       viewport: (width, height) => page.setViewportSize({ width, height }),
@@ -122,9 +133,9 @@ export async function firefoxDriver(executablePath: string): Promise<Driver> {
   const over = (target: Evaluating): Driver =>
     handleDriver('firefox', target, {
       goto: async (url) => void (await page.goto(url, { waitUntil: 'load' })),
-      inFrame: async (body) => {
-        const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/cart/'));
-        if (!frame) throw new Error('firefox: no cart frame');
+      inFrame: async (body, which = 'cart') => {
+        const frame = page.frames().find(framePicker(which, page.mainFrame()));
+        if (!frame) throw new Error(`firefox: no ${which} frame`);
         return body(over(frame as unknown as Evaluating));
       },
       viewport: (width, height) => page.setViewport({ width, height }),
@@ -204,16 +215,19 @@ export async function webkitDriver(base: string, miniBrowser: string): Promise<D
       const id = await find(path);
       await exec(`const e = arguments[0]; e.value = arguments[1]; e.dispatchEvent(new Event('input', { bubbles: true })); e.dispatchEvent(new Event('change', { bubbles: true }));`, [{ [ELEMENT]: id }, value]);
     },
-    inFrame: async (body) => {
-      // The host role's dialog keeps its iframe in a shadow root.
-      const frame = await exec(`return document.querySelector('iframe') || [...document.querySelectorAll('*')].map((e) => e.shadowRoot && e.shadowRoot.querySelector('iframe')).find(Boolean)`);
-      if (!frame) throw new Error('webkit: no frame on the page');
-      await wd('POST', `${s}/frame`, { id: frame });
+    inFrame: async (body, which = 'cart') => {
+      // The host role's dialog keeps its iframe in a shadow root; the MCP Apps view is one frame deeper.
+      const levels = which === 'app' ? 2 : 1;
+      for (let i = 0; i < levels; i++) {
+        const frame = await exec(`return document.querySelector('iframe') || [...document.querySelectorAll('*')].map((e) => e.shadowRoot && e.shadowRoot.querySelector('iframe')).find(Boolean)`);
+        if (!frame) throw new Error(`webkit: no ${which} frame on the page`);
+        await wd('POST', `${s}/frame`, { id: frame });
+      }
       try {
         await exec(COLLECT);
         return await body(driver);
       } finally {
-        await wd('POST', `${s}/frame/parent`, {});
+        for (let i = 0; i < levels; i++) await wd('POST', `${s}/frame/parent`, {});
       }
     },
     viewport: async (width, height) => {

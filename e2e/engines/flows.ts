@@ -181,4 +181,44 @@ export const FLOWS: Flow[] = [
       await noErrors(d);
     },
   },
+  {
+    name: 'MCP Apps view in the official AppBridge: search, options and customizations, add, code, checkout link',
+    async run(d, shop) {
+      // The test host (e2e/apps-host/: AppBridge, MCP client, sandbox proxy on another origin) two ports up.
+      const port = Number(new URL(shop).port) + 2;
+      const q = new URLSearchParams({ shop, sandbox: `http://sandbox.localhost:${port}` });
+      await d.viewport(600, 900);
+      await d.goto(`http://localhost:${port}/host.html?${q}`);
+      await until(d, 'the host', '() => !!(window.host && window.host.isReady)');
+      await d.eval('() => { window.host.run("search_catalog", { catalog: { query: "engraved flask" } }); return true; }');
+      // The view reports its size once it has drawn: its frame is there.
+      await until(d, 'the view', '() => window.host.log.some((e) => e.kind === "size")');
+      const V = ['#app'];
+      await d.inFrame(async (v) => {
+        await until(v, 'the product cards', has([...V, 'li.pc h2'], 'Engraved Steel Flask'));
+        await v.click([...V, 'li.pc button']);
+        await until(v, 'the product view', has([...V, '#pv-t'], 'Engraved Steel Flask'));
+        await until(v, 'the picker', has([...V, 'input[type=text]']));
+        await v.select([...V, 'select[part=variant]'], 'var_flask_black');
+        await v.click([...V, 'button[part~=add]']);
+        await until(v, 'the field errors', `() => !!(${FIND_SRC})(['#app', '[aria-invalid=true]'])`);
+        await v.type([...V, 'input[type=text]'], 'Happy trails');
+        await v.click([...V, 'input[type=radio][value=kraft]']);
+        await v.click([...V, 'button[part~=add]']);
+        await until(v, 'the added status', has([...V, '[part=status]'], 'Added Engraved Steel Flask'));
+        await v.click([...V, 'button.to-cart']);
+        await until(v, 'the cart', has([...V, '[part=line]'], 'Engraved Steel Flask'));
+        await v.type([...V, '[part=discount] input'], 'WELCOME10');
+        await v.click([...V, '[part=discount] button[type=submit]']);
+        await until(v, 'the code applied', has([...V, '[part=codes]'], 'WELCOME10'));
+        await v.click([...V, 'button[part=checkout]']);
+      }, 'app');
+      const url = await until<string>(d, 'the checkout link opened by the host', '() => (window.host.log.find((e) => e.kind === "open-link") || {}).url');
+      if (!/\/cart\/cart_[\w-]+/.test(url)) throw new Error(`checkout opened ${url}`);
+      const told = await d.eval<string>('() => window.host.log.filter((e) => e.kind === "model-context").map((e) => e.params.content[0].text).pop() || ""');
+      if (!told.includes('Engraved Steel Flask') || !told.includes('WELCOME10')) throw new Error(`the model was told: ${told}`);
+      await shot(d, 'mcp-apps-cart');
+      await noErrors(d);
+    },
+  },
 ];

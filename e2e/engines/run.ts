@@ -83,10 +83,15 @@ async function main() {
   const began = Date.now();
   const results: Array<{ name: string; ok: boolean; ms: number; error?: string }> = [];
   const server = start('bash', ['scripts/e2e-server.sh'], { PORT: String(PORT), DATA_DIR: `.tmp/engines-db-${engine}` });
+  // The MCP Apps test host (the official AppBridge) two ports up, as flows.ts expects it.
+  const appsHost = start('npx', ['tsx', 'e2e/apps-host/serve.ts', String(PORT + 2)]);
   let d: Driver | undefined;
   try {
     await waitPort(PORT, 'the server').catch((e) => {
       throw new Error(`${e.message}: ${server.err()}`);
+    });
+    await waitPort(PORT + 2, 'the MCP Apps test host').catch((e) => {
+      throw new Error(`${e.message}: ${appsHost.err()}`);
     });
     d = engine === 'firefox' ? await firefoxDriver(which('firefox-esr')) : await startWebKit();
     const shop = `http://demo.localhost:${PORT}`;

@@ -32,12 +32,12 @@ function App({ shell }: { shell: Shell }) {
   const nav = (
     <div class="row bar">
       {screen !== 'cards' && shell.products.value.length ? (
-        <button type="button" onClick={() => (s.value = 'cards')}>
+        <button type="button" class="back" onClick={() => (s.value = 'cards')}>
           ← {say(lang, 'back')}
         </button>
       ) : null}
       {screen !== 'cart' && store.cart.value ? (
-        <button type="button" onClick={() => (s.value = 'cart')}>
+        <button type="button" class="to-cart" onClick={() => (s.value = 'cart')}>
           {say(lang, 'view', count)}
         </button>
       ) : null}
