@@ -5,7 +5,7 @@
  *   dist/host-role-embedded-<hash>.js   the embedded role, imported only on a framed cart page
  *   dist/host-role-host-<hash>.js       the host role, imported on the first `UCP.openCart()`
  *   dist/host-webmcp-<hash>.js          the WebMCP tools, imported only where `document.modelContext` exists
- *   dist/host-customize-<hash>.js       the customization picker, imported when a product with customizations shows
+ *   dist/host-customize-<hash>.js       the customization and option pickers, imported when a product with customizations or several options shows
  *   dist/host-cart-body-<hash>.js       the cart's body, imported when the cart dialog first opens or the cart page renders
  *   dist/host-<name>-<hash>.js          code shared by the two roles (never by the entry)
  *   dist/host-chunks.json               the chunk graph, read by server/storefront/hostjs.ts and tests

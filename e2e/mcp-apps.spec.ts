@@ -118,6 +118,23 @@ test.describe('MCP Apps view in the official AppBridge', () => {
     await expect(j.locator('[part=status]')).toContainText('Only 2 left');
   });
 
+  test('options picker: the variant is the one with every chosen option; an unavailable one says so', async ({ page, baseURL }) => {
+    await openHost(page, baseURL!);
+    await run(page, 'get_product', { catalog: { id: 'prod_classic_tee' } });
+    const v = view(page);
+    await expect(v.getByLabel('Size')).toBeVisible();
+    await v.getByLabel('Size').selectOption({ label: 'L' });
+    await v.getByLabel('Color').selectOption({ label: 'White' });
+    await v.getByRole('button', { name: 'Add to cart' }).click();
+    await expect(v.locator('[part=status]')).toContainText('Added Classic Tee');
+    await expect.poll(async () => (await log(page)).filter((e) => e.kind === 'model-context').map((e) => e.params.content[0].text).join()).toContain('[var_tee_l_white]');
+    // The merino sweater's small navy is out of stock: its option says so.
+    await run(page, 'get_product', { catalog: { id: 'prod_merino_crew_sweater' } });
+    const m = view(page, 1);
+    await m.getByLabel('Size').selectOption({ label: 'S' });
+    await expect(m.getByLabel('Color').locator('option', { hasText: 'Navy' })).toContainText('(unavailable)');
+  });
+
   test('a plain MCP Apps host (no UCP meta on view calls): the view names the agent the model named', async ({ page, baseURL }) => {
     await openHost(page, baseURL!, { ucp: '0' });
     await run(page, 'search_catalog', { catalog: { query: 'engraved flask' } });

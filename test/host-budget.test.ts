@@ -102,8 +102,8 @@ describe('dist/host.js', () => {
     expect(s.indexOf(`./${search.file}`, at + 1)).toBe(-1);
   });
 
-  it('the customization picker and the cart body are chunks of their own, importing nothing (Preact comes from the entry as an argument)', () => {
-    const parts = { picker: ['src/views/customize.tsx'], cart: ['src/views/amounts.ts', 'src/views/cart-body.tsx', 'src/views/line-text.ts'] };
+  it('the pickers (customizations, options) and the cart body are chunks of their own, importing nothing (Preact comes from the entry as an argument)', () => {
+    const parts = { picker: ['src/views/customize.tsx', 'src/views/options.tsx'], cart: ['src/views/amounts.ts', 'src/views/cart-body.tsx', 'src/views/line-text.ts'] };
     for (const [role, modules] of Object.entries(parts)) {
       for (const m of modules) expect(graph.entryModules).not.toContain(m);
       const [c, ...more] = graph.chunks.filter((x) => x.role === role);

@@ -27,9 +27,9 @@ describe('Bridge', () => {
     const h = fakeHost();
     const b = new Bridge(h.win, 1000);
     const p = b.request('tools/call', { name: 'get_cart' });
-    const caught = p.catch((e) => e);
+    const caught = p.catch((e: BridgeError) => e);
     vi.advanceTimersByTime(1001);
-    const e = await caught;
+    const e = (await caught) as BridgeError;
     expect(e).toBeInstanceOf(BridgeError);
     expect(e.code).toBe(TIMEOUT);
     expect(e.message).toContain('no answer from the host within 1 s');
@@ -40,11 +40,11 @@ describe('Bridge', () => {
   it('an error answer rejects with its code, message and data; a result resolves', async () => {
     const h = fakeHost();
     const b = new Bridge(h.win);
-    const bad = b.request('tools/call').catch((e) => e);
+    const bad = b.request('tools/call').catch((e: BridgeError) => e);
     const good = b.request('ui/open-link', { url: 'https://shop.example/cart/1' });
     h.from({ jsonrpc: '2.0', id: h.sent[0].id, error: { code: -32000, message: 'Link opening denied by user', data: { x: 1 } } });
     h.from({ jsonrpc: '2.0', id: h.sent[1].id, result: { ok: true } });
-    const e = await bad;
+    const e = (await bad) as BridgeError;
     expect([e.code, e.message, e.data]).toEqual([-32000, 'Link opening denied by user', { x: 1 }]);
     expect(await good).toEqual({ ok: true });
   });
@@ -55,7 +55,7 @@ describe('Bridge', () => {
     const b = new Bridge(h.win, 500);
     const seen: unknown[] = [];
     b.on('ui/notifications/tool-result', (p) => seen.push(p));
-    const p = b.request('ping').catch((e) => e.code);
+    const p = b.request('ping').catch((e: BridgeError) => e.code);
     h.from({ jsonrpc: '2.0', id: h.sent[0].id, result: {} }, window); // another window: ignored
     h.from({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: { a: 1 } }, window);
     h.from('not json-rpc');

@@ -18,7 +18,7 @@ type Args = Record<string, unknown>;
 const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A REST operation's twin tool and its arguments (method + path + body → name + arguments). */
-export function twinOf(method: string, path: string, body: unknown): { name: string; arguments: Args } | null {
+export function twinOf(method: string, path: string, body?: unknown): { name: string; arguments: Args } | null {
   const cart = /^\/carts\/([^/]+)$/.exec(path);
   if (method === 'POST' && path === '/catalog/search') return { name: 'search_catalog', arguments: { catalog: body } };
   if (method === 'POST' && path === '/catalog/lookup') return { name: 'lookup_catalog', arguments: { catalog: body } };

@@ -13,6 +13,7 @@ import type { CustomizationDef } from '../wire/catalog.ts';
 import type { Message, Price } from '../wire/common.ts';
 import type { CustomizationCode } from '../wire/customization-codes.ts';
 import type { Kit } from './kit.ts';
+import { makeOptions } from './options.tsx';
 
 export type Values = Record<string, string | string[]>;
 
@@ -36,7 +37,7 @@ let h: Kit['h'], money: Kit['money'], t: Kit['t'];
 /** The picker and its helpers, over the entry's Preact `h`, money formatter and words. */
 export function make(k: Kit) {
   ({ h, money, t } = k);
-  return { Picker, entries, fieldText, modifiers };
+  return { Picker, entries, fieldText, modifiers, ...makeOptions(k) };
 }
 export type PickerKit = ReturnType<typeof make>;
 

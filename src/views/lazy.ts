@@ -1,6 +1,7 @@
 /**
  * Lazily loaded parts of the widget, in the entry (docs/host-js.md "Size budget"): the
- * customization picker (src/views/customize.tsx, `host-customize-<hash>.js`) and the cart's body
+ * customization picker (src/views/customize.tsx, `host-customize-<hash>.js`, which also holds the
+ * option picker of products with several options, src/views/options.tsx) and the cart's body
  * (src/views/cart-body.tsx, `host-cart-body-<hash>.js`). Every storefront page view pays the entry;
  * most products have no customizations, and most page views never open the cart.
  *

@@ -88,8 +88,10 @@ export function ProductView(props: ProductProps) {
   if (!product) return loadingCard(lang, failure, onRetry);
   const variant = product.variants.find((v) => v.id === variantId) ?? product.variants[0];
   const defs = variant.metadata?.customizations ?? [];
+  // Several options (size and color): a choice per option, from the pickers' lazy chunk; the variant list meanwhile.
+  const several = (product.options?.length ?? 0) > 1;
   const pick = picker.value;
-  if (defs.length && !pick) loadPicker().catch(() => {});
+  if ((defs.length || several) && !pick) loadPicker().catch(() => {});
   const image = variant.media?.[0] ?? product.media?.[0];
   const unit = variant.price.amount + (pick?.modifiers(defs, values) ?? 0);
   // What one cart may hold now (server/core/products/stock.ts); the server caps anything above it anyway.
@@ -118,7 +120,7 @@ export function ProductView(props: ProductProps) {
           {t(lang, state)}
         </p>
       ) : null}
-      {product.variants.length > 1 ? variantSelect(product, variant, lang, uid, ui) : null}
+      {product.variants.length > 1 ? (several && pick ? pick.optionSelects(product, variant, lang, uid, ui) : variantSelect(product, variant, lang, uid, ui)) : null}
       {pick ? (
         <pick.Picker defs={defs} values={values} errors={errors} lang={lang} uid={uid} onChange={(id, v) => (ui.values.value = { ...values, [id]: v })} />
       ) : defs.length ? (
