@@ -66,6 +66,9 @@ async function frameFor(csp: unknown): Promise<HTMLIFrameElement> {
   });
   frame.src = url.href;
   document.getElementById('views')!.appendChild(frame);
+  // As a conversation scrolls to its newest message (browsers do not draw, nor resize-observe,
+  // cross-origin frames far off screen).
+  frame.scrollIntoView();
   await proxyReady;
   return frame;
 }
