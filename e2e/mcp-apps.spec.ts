@@ -61,6 +61,18 @@ test.describe('MCP Apps view in the official AppBridge', () => {
     await expect(v.locator('[part=line] input[type=number]')).toHaveValue('2');
   });
 
+  test('checkout: the host opens continue_url; a refused link leaves the address to copy', async ({ page, baseURL }) => {
+    await openHost(page, baseURL!);
+    await run(page, 'create_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] } });
+    const v = view(page);
+    await v.getByRole('button', { name: 'Checkout' }).click();
+    await expect.poll(async () => (await log(page)).find((e) => e.kind === 'open-link')?.url).toMatch(/\/cart\/cart_[\w-]+$/);
+    const url = (await log(page)).find((e) => e.kind === 'open-link')!.url as string;
+    await hostDo(page, 'refuseLinks');
+    await v.getByRole('button', { name: 'Checkout' }).click();
+    await expect(v.getByRole('alert')).toHaveText(`Checkout could not be opened (Link opening denied by user). Its address: ${url}`);
+  });
+
   test('discount codes: a rejected code is said under the field, an accepted one is listed and removable', async ({ page, baseURL }) => {
     await openHost(page, baseURL!);
     await run(page, 'create_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 2 }] } });

@@ -29,6 +29,8 @@ const views: Array<{ bridge: AppBridge; frame: HTMLIFrameElement }> = [];
 const MAX_HEIGHT = 700;
 /** Tool names whose next call from a view the "buyer" declines (update_cart's confirmation, say). */
 const decline = new Set<string>();
+/** Whether `ui/open-link` is refused (a host or a buyer that says no). */
+let refuseLinks = false;
 /** Tool calls from views that get no answer at all (a host that hangs). */
 const hang = new Set<string>();
 
@@ -94,6 +96,7 @@ function bridgeFor(view: number, frame: HTMLIFrameElement, tools: Map<string, an
   bridge.onreadresource = async (params) => (await client.readResource(params)) as never;
   bridge.onopenlink = async (params) => {
     log.push({ kind: 'open-link', view, url: params.url });
+    if (refuseLinks) throw new Error('Link opening denied by user');
     return {};
   };
   bridge.onupdatemodelcontext = async (params) => {
@@ -157,6 +160,7 @@ const host = {
   },
   decline: (tool: string) => void decline.add(tool),
   hang: (tool: string) => void hang.add(tool),
+  refuseLinks: () => void (refuseLinks = true),
   /** The frame of view i, for screenshots of one view. */
   frameHeight: (view: number) => views[view].frame.getBoundingClientRect().height,
   ready: () => toolsReady.then(() => true),

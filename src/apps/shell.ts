@@ -159,7 +159,8 @@ export class Shell {
       await this.bridge.request('ui/open-link', { url });
     } catch (e) {
       const why = e instanceof BridgeError && e.code !== TIMEOUT ? e.message : callFailure(e).messages[0].content;
-      this.notice.value = say(this.store.lang.value, 'checkoutFailed', why);
+      // The address itself, so the shopper can still copy it: a host may refuse to open links.
+      this.notice.value = say(this.store.lang.value, 'checkoutFailed', why, url);
     }
   }
 }

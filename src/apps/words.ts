@@ -18,7 +18,7 @@ const en = {
   cancelled: 'The request was cancelled{0}.',
   notUcp: 'The shop’s answer could not be read (it is not a UCP response).',
   failed: 'The shop could not do this: {0}',
-  checkoutFailed: 'Checkout could not be opened: {0}',
+  checkoutFailed: 'Checkout could not be opened ({0}). Its address: {1}',
   inStock: 'In stock',
 };
 type Key = keyof typeof en;
@@ -38,7 +38,7 @@ const fr: Record<Key, string> = {
   cancelled: 'La demande a été annulée{0}.',
   notUcp: 'La réponse de la boutique est illisible (ce n’est pas une réponse UCP).',
   failed: 'La boutique n’a pas pu le faire\u00a0: {0}',
-  checkoutFailed: 'Impossible d’ouvrir le paiement\u00a0: {0}',
+  checkoutFailed: 'Impossible d’ouvrir le paiement ({0}). Son adresse\u00a0: {1}',
   inStock: 'En stock',
 };
 
