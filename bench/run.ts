@@ -11,6 +11,7 @@
  *   BENCH_ONLY=versions BENCH_BASE=../wt-old BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # this checkout's server vs another checkout's
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
  *   BENCH_ONLY=host npm run bench      # host.js load → interactive beside a bare page (Chromium)
+ *   BENCH_ONLY=apps npm run bench      # MCP Apps view: tool-result → cards beside host.js's search cards (Chromium)
  *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
  *   BENCH_ONLY=scale npm run bench     # 10,000 shops x 100 products, 1,000,000 carts on PostgreSQL (bench/scale.ts)
  *   BENCH_ONLY=scale BENCH_SHOPS=200 BENCH_CARTS=20000 npm run bench   # the same, small, to try it first
@@ -157,9 +158,20 @@ function benchHost(): void {
   console.log(readFileSync('.tmp/perf-host.json', 'utf8'));
 }
 
+/**
+ * BENCH_ONLY=apps: the MCP Apps view in the AppBridge test host, `tool-result` → product cards,
+ * beside host.js's `<ucp-search>` search response → the same cards (e2e/mcp-apps-perf.spec.ts).
+ */
+function benchApps(): void {
+  console.log('\n== MCP Apps view: tool-result → cards, beside host.js (e2e/mcp-apps-perf.spec.ts)');
+  execFileSync('npx', ['playwright', 'test', 'e2e/mcp-apps-perf.spec.ts', '--workers=1'], { stdio: 'inherit' });
+  console.log(readFileSync('.tmp/perf-apps.json', 'utf8'));
+}
+
 async function main() {
   if (ONLY === 'load') return benchLoads();
   if (ONLY === 'host') return benchHost();
+  if (ONLY === 'apps') return benchApps();
   if (ONLY === 'scale') {
     await (await import('./scale.ts')).benchScale();
     return;

@@ -137,7 +137,11 @@ async function run(name: string, args: Record<string, unknown>, opts: { result?:
   if (opts.partial) await bridge.sendToolInputPartial({ arguments: opts.partial });
   await bridge.sendToolInput({ arguments: modelArgs });
   resultPromise.then(
-    (r) => bridge.sendToolResult(r as never),
+    (r) => {
+      // A clock every frame shares (docs/benchmarks.md "MCP Apps view"): epoch milliseconds.
+      log.push({ kind: 'result-sent', view, at: performance.timeOrigin + performance.now() });
+      return bridge.sendToolResult(r as never);
+    },
     (e) => bridge.sendToolCancelled({ reason: e instanceof Error ? e.message : String(e) }),
   );
   return view;
@@ -159,6 +163,11 @@ const host = {
     log.push({ kind: 'teardown', view });
   },
   decline: (tool: string) => void decline.add(tool),
+  /** The model's own call, without a view (to hand a view a result fetched beforehand). */
+  callTool: async (name: string, args: Record<string, unknown>) => {
+    await ready;
+    return client.callTool({ name, arguments: { ...args, meta: agentMeta } });
+  },
   hang: (tool: string) => void hang.add(tool),
   refuseLinks: () => void (refuseLinks = true),
   /** The frame of view i, for screenshots of one view. */

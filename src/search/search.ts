@@ -385,7 +385,11 @@ function draw(s: Search, settled = false) {
   } else {
     if (s.loading) status.append(say('loading'));
     else if (settled) status.append(result.products.length ? `${result.corrected ? `${say('close')} ` : ''}${say('shown', result.products.length)}` : say('none'));
-    if (result.products.length) parts.push(el('ul', { 'aria-label': say('results') }, ...result.products.map((p) => card(p, say, s.money, lang()))));
+    if (result.products.length) {
+      parts.push(el('ul', { 'aria-label': say('results') }, ...result.products.map((p) => card(p, say, s.money, lang()))));
+      // For docs/benchmarks.md: cards drawn (the frame after this one paints them).
+      requestAnimationFrame(() => performance.mark('ucp:search:cards'));
+    }
     if (s.page > 0 || result.next) parts.push(pager(s, say, result.next));
   }
   if (s.loading) host.setAttribute('aria-busy', 'true');
