@@ -1,11 +1,11 @@
 /**
- * The amounts a shopper reads add up (src/views/amounts.ts, docs/carts.md "What a line shows"):
+ * The amounts a shopper reads add up (src/format/amounts.ts, docs/carts.md "What a line shows"):
  * a line shows its amount before discounts, so the lines add up to the Subtotal, and Subtotal −
  * discounts + tax = Total; the same on the checkout handoff pages, in every currency.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { lineAmount, signedAmount } from '../src/views/amounts.ts';
+import { lineAmount, signedAmount } from '../src/format/amounts.ts';
 import { formatMoney } from '../server/core/shared/money.ts';
 
 let s: TestServer;

@@ -95,7 +95,7 @@ describe('dist/host.js', () => {
     const [search, ...more] = graph.chunks.filter((c) => c.role === 'search');
     expect(more).toEqual([]);
     expect(search.imports).toEqual([]);
-    expect(search.modules.sort()).toEqual(['src/search/availability.ts', 'src/search/search.ts']);
+    expect(search.modules.sort()).toEqual(['src/format/availability.ts', 'src/search/search.ts']);
     const s = code.toString('utf8');
     const at = s.indexOf(`./${search.file}`);
     expect(at).toBeGreaterThan(0);
@@ -103,7 +103,7 @@ describe('dist/host.js', () => {
   });
 
   it('the pickers (customizations, options) and the cart body are chunks of their own, importing nothing (Preact comes from the entry as an argument)', () => {
-    const parts = { picker: ['src/views/customize.tsx', 'src/views/options.tsx'], cart: ['src/views/amounts.ts', 'src/views/cart-body.tsx', 'src/views/line-text.ts'] };
+    const parts = { picker: ['src/views/customize.tsx', 'src/views/options.tsx'], cart: ['src/format/amounts.ts', 'src/format/line-text.ts', 'src/views/cart-body.tsx'] };
     for (const [role, modules] of Object.entries(parts)) {
       for (const m of modules) expect(graph.entryModules).not.toContain(m);
       const [c, ...more] = graph.chunks.filter((x) => x.role === role);

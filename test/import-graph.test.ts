@@ -89,7 +89,7 @@ describe('imports', () => {
  * over the catalog. Carts may use the catalog; the catalog never names a cart.
  */
 const LAYERS: string[][] = [
-  ['src/wire'],
+  ['src/wire', 'src/format'],
   ['src/client', 'server/version.ts', 'server/config.ts'],
   ['src/state', 'src/testing', 'server/lib', 'server/formats'],
   ['src/views', 'server/db'],
@@ -151,6 +151,20 @@ describe('layers', () => {
       'server/core/carts/g.ts -> server/core/orders/i.ts',
       'server/core/j.ts -> server/core/shared/h.ts (a folder with no layer: add it to LAYERS)',
     ]);
+  });
+});
+
+describe('server and browser', () => {
+  // What both sides use is shared by design: the wire schemas and the pure reading rules of
+  // src/format (amounts, a line's customizations, availability in words). Never a view, a client
+  // or the browser's state: those change for the browser's reasons.
+  it('server/ imports from src/ only src/wire and src/format', () => {
+    const out: string[] = [];
+    for (const [from, tos] of importGraph(['server', 'src'])) {
+      if (!from.startsWith('server/')) continue;
+      for (const to of tos) if (to.startsWith('src/') && !/^src\/(wire|format)\//.test(to)) out.push(`${from} -> ${to}`);
+    }
+    expect(out).toEqual([]);
   });
 });
 

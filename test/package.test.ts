@@ -208,7 +208,7 @@ export async function withSandbox(): Promise<string> {
     const pkg = join(proj, 'node_modules/ucp-storefront');
     const top = readdirSync(pkg).sort();
     expect(top).toEqual(['README.md', 'bin', 'dist', 'package.json', 'public', 'server', 'src', 'tsconfig.json', 'types']);
-    expect(readdirSync(join(pkg, 'src')).sort()).toEqual(['search', 'views', 'wire']);
+    expect(readdirSync(join(pkg, 'src')).sort()).toEqual(['format', 'wire']);
     expect(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).private).toBeUndefined();
   });
 

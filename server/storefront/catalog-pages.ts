@@ -19,7 +19,7 @@ import { InvalidRequest } from '../core/shared/errors.ts';
 import { html, raw, type Raw } from './html.ts';
 import { currencyAttr, type Prefs } from './prefs.ts';
 import type { StoreSay } from './words.ts';
-import { cardAvailability } from '../../src/search/availability.ts';
+import { cardAvailability } from '../../src/format/availability.ts';
 
 /** Products per page of the home page. */
 export const PAGE_SIZE = 12;

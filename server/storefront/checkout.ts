@@ -13,8 +13,8 @@ import type { Cart } from '../../src/wire/cart.ts';
 import { HandoffCart } from '../../src/wire/cart.ts';
 import { checkoutHandoff } from '../core/carts/checkout-handoff.ts';
 import { formatMoney } from '../core/shared/money.ts';
-import { lineAmount, signedAmount } from '../../src/views/amounts.ts';
-import { customizationsText } from '../../src/views/line-text.ts';
+import { lineAmount, signedAmount } from '../../src/format/amounts.ts';
+import { customizationsText } from '../../src/format/line-text.ts';
 import { getCartOp } from '../ucp/cart-operations.ts';
 import { protocolError } from '../http/errors.ts';
 import { provenance } from '../http/origin.ts';
@@ -34,7 +34,7 @@ interface SummaryCart {
   totals: SummaryTotal[];
 }
 
-/** The lines, customizations and totals of a cart, as a table a shopper reads (amounts: src/views/amounts.ts). */
+/** The lines, customizations and totals of a cart, as a table a shopper reads (amounts: src/format/amounts.ts). */
 export function cartSummary(cart: SummaryCart, say: StoreSay, lang: string) {
   const fmt = (n: number) => formatMoney(n, cart.currency, lang);
   return html`<p>${say('currency_is', cart.currency)}</p>

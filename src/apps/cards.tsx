@@ -9,7 +9,7 @@
  */
 import { h } from 'preact';
 import type { Product } from '../wire/catalog.ts';
-import { cardAvailability } from '../search/availability.ts';
+import { cardAvailability } from '../format/availability.ts';
 import { money } from '../state/store.ts';
 import { messageText, t } from '../views/i18n.ts';
 import { say } from './words.ts';

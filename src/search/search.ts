@@ -17,7 +17,7 @@
  */
 import type { Store } from '../state/store.ts';
 import type { Product, SearchResponse } from '../wire/catalog.ts';
-import { cardAvailability } from './availability.ts';
+import { cardAvailability } from '../format/availability.ts';
 
 type Money = (amount: number, currency: string, lang: string) => string;
 

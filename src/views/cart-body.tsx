@@ -11,8 +11,8 @@ import type { Cart, LineItem } from '../wire/cart.ts';
 import type { Message } from '../wire/common.ts';
 import type { CartProps, CartUi } from './cart-ui.ts';
 import type { Kit } from './kit.ts';
-import { lineAmount, signedAmount } from './amounts.ts';
-import { customizationsText } from './line-text.ts';
+import { lineAmount, signedAmount } from '../format/amounts.ts';
+import { customizationsText } from '../format/line-text.ts';
 
 /** This chunk's own words (the entry's table holds only what the entry shows). */
 const WORDS: Record<string, Record<'codes' | 'drop' | 'gone', string>> = {
