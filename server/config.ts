@@ -41,6 +41,13 @@ export interface Config {
    */
   authUrl?: string;
   /**
+   * PLATFORM_HOSTS: more host names (comma-separated, no port) the platform's own routes answer on,
+   * besides the loopback names, IP addresses and AUTH_URL's host (server/http/origin.ts
+   * platformHostAllowed; docs/security.md "Which hosts the platform answers"), e.g. the internal DNS
+   * name Prometheus scrapes. Any other Host that names no shop is refused with 421.
+   */
+  platformHosts?: string[];
+  /**
    * Per-client budgets on the UCP REST and MCP transports (server/http/transport-limits.ts). On by
    * default; UCP_RATE_LIMITS=off (or 0, false: FLAG_VALUES) for a deployment whose gateway already
    * limits per client, and in the test harness (test/support/server.ts), whose suites are one client
@@ -144,6 +151,14 @@ function megabytes(value: string | undefined): number | undefined {
   return /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
 }
 
+/** A comma-separated list of host names (lower case, no port, no scheme), or undefined; anything else is a problem. */
+function hostNames(env: NodeJS.ProcessEnv, name: string, problems: string[]): string[] | undefined {
+  const names = (env[name] ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const bad = names.filter((h) => !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(h));
+  if (bad.length) problems.push(`${name} takes host names separated by commas, without scheme or port (e.g. storefront.internal,metrics.example.com); got "${bad[0].slice(0, 60)}".`);
+  return names.length ? names : undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const production = env.NODE_ENV === 'production';
@@ -162,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Never in production, whatever the setting says (docs/access.md).
     allowInsecureProfileUrls: flag(env, 'UCP_ALLOW_INSECURE_PROFILE_URLS', true, problems) && !production,
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
+    platformHosts: hostNames(env, 'PLATFORM_HOSTS', problems),
     transportRateLimits: flag(env, 'UCP_RATE_LIMITS', true, problems),
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
     metrics: flag(env, 'METRICS', true, problems),
