@@ -66,9 +66,11 @@ function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
     return [{ code: 'idempotency_key_missing', message: `${call.operation} is a write sent without an idempotency key: if the answer is lost, a retry applies it twice. Send a fresh UUID in ${how}, and the same one only to retry this request.` }];
   }
   if (call.fingerprint === '' || !call.keyHash) return []; // not read: nothing to compare
-  const first = log.keys.get(call.keyHash);
+  // Keys are the caller's (the server scopes them so: server/ucp/cart-operations.ts keyScope).
+  const scoped = `${digest(s.who)}.${call.keyHash}`;
+  const first = log.keys.get(scoped);
   if (!first) {
-    log.rememberKey(call.keyHash, { fingerprint: call.fingerprint, exchange: s.exchangeId });
+    log.rememberKey(scoped, { fingerprint: call.fingerprint, exchange: s.exchangeId });
     return [];
   }
   if (first.fingerprint === call.fingerprint) return []; // a true retry
