@@ -70,6 +70,12 @@ export interface Config {
    */
   inspector?: boolean;
   /**
+   * Development clones (`POST /dev/shops/{id}/clone`, server/seed/clone.ts; docs/sandbox.md): at most
+   * UCP_MAX_CLONES per server (100), each deleted after UCP_CLONE_IDLE_MS without a request (30 minutes).
+   */
+  maxClones?: number;
+  cloneIdleMs?: number;
+  /**
    * Load the demo shops into an empty database. SEED_DEMO=1 / 0; unset: in development only, so a
    * production deployment starts with no shops (`npm run seed -- FILE` loads yours).
    */
@@ -145,6 +151,15 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, problems: string[]):
   return undefined;
 }
 
+/** Unset or empty: undefined (the default applies); a whole number, 0 included; else a problem. */
+function count(env: NodeJS.ProcessEnv, name: string, problems: string[]): number | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  if (/^\d{1,9}$/.test(value)) return Number(value);
+  problems.push(`${name} must be a whole number; got "${value.slice(0, 40)}".`);
+  return undefined;
+}
+
 /** Unset or empty: undefined (the default applies); digits with an optional fraction: that; else NaN (refused). */
 function megabytes(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -182,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
     metrics: flag(env, 'METRICS', true, problems),
     inspector: flag(env, 'UCP_INSPECTOR', true, problems),
+    maxClones: count(env, 'UCP_MAX_CLONES', problems),
+    cloneIdleMs: milliseconds(env, 'UCP_CLONE_IDLE_MS', problems),
     accessLog: flag(env, 'ACCESS_LOG', false, problems),
     seedDemo: flag(env, 'SEED_DEMO', undefined, problems),
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
