@@ -50,7 +50,8 @@ export interface Recorded {
   idempotencyKey: string | null;
   /** Node's raw header list of the request ([name, value, …]), by reference. */
   requestHeaders: readonly string[];
-  responseHeaders: Iterable<[string, string]>;
+  /** The answer's headers as the adapter holds them: a Headers, pairs, or a plain object. */
+  responseHeaders: Iterable<[string, string]> | Record<string, string>;
   requestBody: string | null;
   requestCut: boolean;
   responseBody: string | null;
@@ -100,7 +101,7 @@ function show(r: Recorded): Exchange {
     agent: r.agent === null ? null : redactText(r.agent).slice(0, 300),
     idempotency_key: r.idempotencyKey === null ? null : redactText(r.idempotencyKey).slice(0, 200),
     request: { headers: redactHeaders(headerPairs(r.requestHeaders)), body: req.body, truncated: req.truncated },
-    response: { headers: redactHeaders(r.responseHeaders), body: res.body || null, truncated: res.truncated },
+    response: { headers: redactHeaders(Symbol.iterator in r.responseHeaders ? (r.responseHeaders as Iterable<[string, string]>) : Object.entries(r.responseHeaders)), body: res.body || null, truncated: res.truncated },
     notes: [],
   };
 }
@@ -141,8 +142,10 @@ interface Slot {
 let totalBytes = 0;
 
 export class ShopLog {
-  /** Oldest first. */
-  private readonly ring: Slot[] = [];
+  /** A circular buffer: `count` slots, the newest just before `head`. */
+  private readonly ring: Array<Slot | undefined> = new Array(RING_SIZE);
+  private head = 0;
+  private count = 0;
   readonly keys = new Map<string, KeyUse>();
   readonly waits = new Map<string, Wait>();
   constructor(
@@ -152,10 +155,12 @@ export class ShopLog {
 
   add(r: Recorded): void {
     const slot: Slot = { recorded: r, notes: r.notes, bytes: sizeOf(r), id: r.id };
-    this.ring.push(slot);
+    if (this.count === RING_SIZE) this.dropOldest();
+    this.ring[this.head] = slot;
+    this.head = (this.head + 1) % RING_SIZE;
+    this.count++;
     totalBytes += slot.bytes;
     queue.push([this, slot]);
-    if (this.ring.length > RING_SIZE) this.dropOldest();
     while (totalBytes > MAX_BYTES && queue.length > 1) {
       const [log, oldest] = queue.shift()!;
       if (!oldest.dropped) log.drop(oldest);
@@ -164,16 +169,22 @@ export class ShopLog {
     if (queue.length > 2 * MAX_SHOPS * RING_SIZE) queue.splice(0, queue.length, ...queue.filter(([, x]) => !x.dropped));
   }
 
+  private at(i: number): Slot | undefined {
+    return this.ring[(this.head - i + RING_SIZE * 2) % RING_SIZE];
+  }
+
   /** Drops this shop's oldest exchange. */
   dropOldest(): void {
-    const slot = this.ring[0];
+    const slot = this.at(this.count);
     if (slot) this.drop(slot);
   }
 
-  /** Drops one exchange (the global queue's oldest is its shop's oldest too: ids grow in both). */
+  /** Drops one exchange: always its shop's oldest (the global queue's oldest is its shop's oldest too: ids grow in both). */
   drop(slot: Slot): void {
-    const at = this.ring.indexOf(slot);
-    if (at >= 0) this.ring.splice(at, 1);
+    if (this.count > 0 && this.at(this.count) === slot) {
+      this.ring[(this.head - this.count + RING_SIZE * 2) % RING_SIZE] = undefined;
+      this.count--;
+    }
     totalBytes -= slot.bytes;
     slot.bytes = 0;
     slot.dropped = true;
@@ -184,8 +195,8 @@ export class ShopLog {
   /** Newest first: at most `limit`, only ids above `since`; each shown (redacted) once, then kept shown. */
   list(limit = RING_SIZE, since = 0): Exchange[] {
     const out: Exchange[] = [];
-    for (let i = this.ring.length - 1; i >= 0 && out.length < limit; i--) {
-      const slot = this.ring[i];
+    for (let i = 1; i <= this.count && out.length < limit; i++) {
+      const slot = this.at(i)!;
       if (slot.id <= since) break; // ids grow with position: everything older is older still
       if (!slot.shown) {
         slot.shown = show(slot.recorded!);
@@ -201,7 +212,7 @@ export class ShopLog {
 
   /** Forgets everything of this shop (it is dropped from the tracked shops). */
   clear(): void {
-    while (this.ring.length) this.dropOldest();
+    while (this.count) this.dropOldest();
   }
 
   rememberKey(key: string, use: KeyUse): void {
@@ -216,6 +227,7 @@ export class ShopLog {
 /** Every kept exchange, oldest first, across shops: what goes first when MAX_BYTES is reached. */
 const queue: Array<[ShopLog, Slot]> = [];
 const shops = new Map<string, ShopLog>();
+let newestShop: string | undefined;
 let lastId = 0;
 
 export const nextExchangeId = () => ++lastId;
@@ -226,7 +238,9 @@ export const inspectorBytes = () => totalBytes;
 /** The shop's log, created on its first exchange; the least recently recorded shop beyond MAX_SHOPS is forgotten. */
 export function logFor(shopId: string, domain: string): ShopLog {
   let log = shops.get(shopId);
+  if (log && shopId === newestShop) return log; // already the most recent: no reordering
   if (!log) log = new ShopLog(shopId, domain);
+  newestShop = shopId;
   shops.delete(shopId);
   shops.set(shopId, log);
   if (shops.size > MAX_SHOPS) {
@@ -251,4 +265,5 @@ export function forgetKeys(shopId: string): void {
 export function forgetShop(shopId: string): void {
   shops.get(shopId)?.clear();
   shops.delete(shopId);
+  if (newestShop === shopId) newestShop = undefined;
 }
