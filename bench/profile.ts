@@ -38,6 +38,7 @@ const CATEGORIES: Array<[string, (f: CallFrame) => boolean]> = [
   ['Hono + node adapter', (f) => f.url.includes('/hono/') || f.url.includes('@hono/node-server')],
   ['node http + undici', (f) => f.url.startsWith('node:_http') || f.url.includes('undici') || f.url.includes('node:internal/http')],
   ['JSON parse/stringify', (f) => f.functionName === 'parse' || f.functionName === 'stringify' || f.functionName === 'JSON.parse'],
+  ['our code: request inspector', (f) => f.url.includes('/server/http/inspector/')],
   ['our code: server/mcp', (f) => f.url.includes('/server/mcp/')],
   ['our code: server/core', (f) => f.url.includes('/server/core/')],
   ['our code: server/ucp + http', (f) => f.url.includes('/server/ucp/') || f.url.includes('/server/http/') || f.url.includes('/server/app.ts')],

@@ -30,7 +30,7 @@ import { execFileSync } from 'node:child_process';
 import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
 import { benchMetricsOnSearch, benchMetricsOverhead, cpuSeconds } from './metrics.ts';
-import { benchSearchAtScale, indexBenchShop, loadSearch } from './search.ts';
+import { benchSearchAtScale, DEMO_QUERIES, indexBenchShop, loadSearch } from './search.ts';
 import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -69,7 +69,7 @@ const CART_BODIES = [
  * warmer). BENCH_ONLY=limiter: the transport budgets (docs/security.md; bench-sized budgets, so it
  * takes a token every request and never refuses). Request metrics: bench/metrics.ts.
  */
-async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off') => Record<string, string>, entry: (mode: 'on' | 'off') => string = () => 'server/main.ts'): Promise<Row[]> {
+async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off') => Record<string, string>, entry: (mode: 'on' | 'off') => string = () => 'server/main.ts', search: { host?: string; queries?: readonly string[] } = {}): Promise<Row[]> {
   const sums: Record<string, { on: number; off: number; p99on: number; p99off: number; cpuOn: number; cpuOff: number }> = {};
   for (let round = 0; round < 2; round++) {
     // off/on, then on/off: neither mode always runs on the second, warmer server.
@@ -86,9 +86,9 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
           return [r, (cpuSeconds(server.pid!) - before) / Math.max(1, r.rps * seconds)];
         };
         // Until a shop's search index is built its searches run in SQL: warm up first, unmeasured.
-        await loadSearch('warm-up', { url, durationSec: 2 });
+        await loadSearch('warm-up', { url, durationSec: 2, ...search });
         const cases: Array<[string, [Row, number]]> = [
-          ['catalog search, 10 connections', await withCpu(() => loadSearch(`search, ${what} ${mode}`, { url, durationSec: seconds }))],
+          [`catalog search${search.host ? ` (${search.host})` : ''}, 10 connections`, await withCpu(() => loadSearch(`search, ${what} ${mode}`, { url, durationSec: seconds, ...search }))],
           ['cart create (durable)', await withCpu(() => load(`cart create, ${what} ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds }))],
         ];
         for (const [name, [r, cpu]] of cases) {
@@ -114,7 +114,7 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
 
 const limiterCost = (dataDir: string) => onOffCost(dataDir, 'transport limiter', (mode) => ({ UCP_RATE_LIMITS: mode }));
 /** The request inspector's recording on a development server (docs/sandbox.md); production never records. */
-const inspectorCost = (dataDir: string) => onOffCost(dataDir, 'request inspector', (mode) => ({ UCP_INSPECTOR: mode }));
+const inspectorCost = (dataDir: string) => onOffCost(dataDir, 'request inspector', (mode) => ({ UCP_INSPECTOR: mode }), undefined, { host: 'demo.localhost', queries: DEMO_QUERIES });
 /**
  * BENCH_ONLY=versions: what a change costs, this checkout's server ("on") against the one in
  * BENCH_BASE ("off"; e.g. a worktree of the commit before the change), alternating on one database.

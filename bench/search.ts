@@ -10,14 +10,17 @@ import { childOutput, freePort, load, postJson, startChild, stop, waitForOutput,
 
 export const SEARCH_QUERIES = ['linen', 'stoneware bowl', 'vintage tent', 'kraft', 'cozy vest', 'lamp', 'modern', 'ripstop', 'soft bookmark', 'compact'];
 
+/** Searches on the demo shop (demo.localhost), as an agent builder's sandbox sees them. */
+export const DEMO_QUERIES = ['tee', 'mug', 'flask', 'journal', 'lamp', 'merino', 'lantern', 'navy', 'gift', 'steel'];
+
 /** The bench's search case: its ten queries in turn, page size 10, on the generated shop. */
-export function loadSearch(name: string, o: { url: string; durationSec: number; connections?: number; path?: string }): Promise<Row> {
+export function loadSearch(name: string, o: { url: string; durationSec: number; connections?: number; path?: string; host?: string; queries?: readonly string[] }): Promise<Row> {
   return load(name, {
     url: o.url,
-    host: 'bench.localhost',
+    host: o.host ?? 'bench.localhost',
     method: 'POST',
     path: o.path ?? '/api/ucp/catalog/search',
-    bodies: SEARCH_QUERIES.map((query) => JSON.stringify({ query, limit: 10 })),
+    bodies: (o.queries ?? SEARCH_QUERIES).map((query) => JSON.stringify({ query, limit: 10 })),
     durationSec: o.durationSec,
     connections: o.connections,
   });

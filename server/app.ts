@@ -31,6 +31,7 @@ import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } 
 import { platformRoutes } from './platform.ts';
 import { notFoundPage, serverErrorPage, wantsPage } from './storefront/error-pages.ts';
 import { DEMO_FIXTURES, DEMO_SHOP_ID } from './seed/fixtures.ts';
+import { touchClone } from './seed/clone.ts';
 
 export interface AppDeps {
   db: DB;
@@ -114,7 +115,10 @@ export function createApp({ db, config }: AppDeps) {
     if (hostname === AGENT_HOSTNAME && config.mode === 'development') return agent(c, next);
     // Every request needs its shop: take the cached one synchronously when there is one.
     const cached = cachedShop(db, hostname);
-    c.set('shop', cached !== undefined ? cached : await findShopByDomain(db, hostname));
+    const shop = cached !== undefined ? cached : await findShopByDomain(db, hostname);
+    c.set('shop', shop);
+    // A development clone's idle clock starts over with each request to it (server/seed/clone.ts).
+    if (shop && config.mode === 'development') touchClone(shop.id);
     await next();
     // The operation label of ucp_requests_total: the template that answered, never the raw path.
     nameRoute(incomingOf(c), c.req.routePath);

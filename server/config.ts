@@ -41,6 +41,13 @@ export interface Config {
    */
   authUrl?: string;
   /**
+   * PLATFORM_HOSTS: more host names (comma-separated, no port) the platform's own routes answer on,
+   * besides the loopback names, IP addresses and AUTH_URL's host (server/http/origin.ts
+   * platformHostAllowed; docs/security.md "Which hosts the platform answers"), e.g. the internal DNS
+   * name Prometheus scrapes. Any other Host that names no shop is refused with 421.
+   */
+  platformHosts?: string[];
+  /**
    * Per-client budgets on the UCP REST and MCP transports (server/http/transport-limits.ts). On by
    * default; UCP_RATE_LIMITS=off (or 0, false: FLAG_VALUES) for a deployment whose gateway already
    * limits per client, and in the test harness (test/support/server.ts), whose suites are one client
@@ -62,6 +69,12 @@ export interface Config {
    * (BENCH_ONLY=inspector). On by default; production never records, whatever this says.
    */
   inspector?: boolean;
+  /**
+   * Development clones (`POST /dev/shops/{id}/clone`, server/seed/clone.ts; docs/sandbox.md): at most
+   * UCP_MAX_CLONES per server (100), each deleted after UCP_CLONE_IDLE_MS without a request (30 minutes).
+   */
+  maxClones?: number;
+  cloneIdleMs?: number;
   /**
    * Load the demo shops into an empty database. SEED_DEMO=1 / 0; unset: in development only, so a
    * production deployment starts with no shops (`npm run seed -- FILE` loads yours).
@@ -138,10 +151,27 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, problems: string[]):
   return undefined;
 }
 
+/** Unset or empty: undefined (the default applies); a whole number, 0 included; else a problem. */
+function count(env: NodeJS.ProcessEnv, name: string, problems: string[]): number | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  if (/^\d{1,9}$/.test(value)) return Number(value);
+  problems.push(`${name} must be a whole number; got "${value.slice(0, 40)}".`);
+  return undefined;
+}
+
 /** Unset or empty: undefined (the default applies); digits with an optional fraction: that; else NaN (refused). */
 function megabytes(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   return /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+}
+
+/** A comma-separated list of host names (lower case, no port, no scheme), or undefined; anything else is a problem. */
+function hostNames(env: NodeJS.ProcessEnv, name: string, problems: string[]): string[] | undefined {
+  const names = (env[name] ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const bad = names.filter((h) => !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(h));
+  if (bad.length) problems.push(`${name} takes host names separated by commas, without scheme or port (e.g. storefront.internal,metrics.example.com); got "${bad[0].slice(0, 60)}".`);
+  return names.length ? names : undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -162,10 +192,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Never in production, whatever the setting says (docs/access.md).
     allowInsecureProfileUrls: flag(env, 'UCP_ALLOW_INSECURE_PROFILE_URLS', true, problems) && !production,
     authUrl: env.AUTH_URL?.trim() ? env.AUTH_URL.trim().replace(/\/+$/, '') : undefined,
+    platformHosts: hostNames(env, 'PLATFORM_HOSTS', problems),
     transportRateLimits: flag(env, 'UCP_RATE_LIMITS', true, problems),
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
     metrics: flag(env, 'METRICS', true, problems),
     inspector: flag(env, 'UCP_INSPECTOR', true, problems),
+    maxClones: count(env, 'UCP_MAX_CLONES', problems),
+    cloneIdleMs: milliseconds(env, 'UCP_CLONE_IDLE_MS', problems),
     accessLog: flag(env, 'ACCESS_LOG', false, problems),
     seedDemo: flag(env, 'SEED_DEMO', undefined, problems),
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),

@@ -19,6 +19,8 @@ import { DomainError, ERROR_CODES } from './core/shared/errors.ts';
 import { envelope } from './merchant/errors.ts';
 import { incomingOf, metricsHandler, nameRoute } from './http/metrics.ts';
 import type { IncomingMessage } from 'node:http';
+import { platformHostAllowed } from './http/origin.ts';
+import { protocolError } from './http/errors.ts';
 
 const MISS = 'x-platform-route-miss';
 /** Sign-in, consent, token and admin forms are a few hundred bytes. */
@@ -26,6 +28,18 @@ export const FORM_MAX_BYTES = 64 * 1024;
 /** Merchant API JSON bodies (a product with its variants and media), as on the UCP transport. */
 export const MERCHANT_MAX_BYTES = 1024 * 1024;
 const VARS: Array<keyof AppVariables> = ['db', 'config', 'origin', 'hostname', 'client', 'shop'];
+
+/**
+ * 421 Misdirected Request: this server is not configured to answer for that authority (RFC 9110
+ * 15.5.20), as Vite's dev server says "Blocked request. This host is not allowed.".
+ */
+function hostNotAllowed(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Response {
+  const host = c.get('hostname').slice(0, 100);
+  const how = c.get('config').mode === 'development'
+    ? 'A development server answers its platform routes only on localhost, 127.0.0.1, [::1] or another IP address'
+    : "The platform answers only on AUTH_URL's host, the loopback names and IP addresses";
+  return protocolError(c, 421, 'host_not_allowed', `Blocked request: no shop has the domain '${host}', and the platform does not answer on it. ${how}; add a name with PLATFORM_HOSTS (docs/security.md).`);
+}
 
 export function platformRoutes(): MiddlewareHandler<AppEnv> {
   const inner = new Hono<AppEnv & { Bindings: { parent: Map<string, unknown>; incoming?: IncomingMessage } }>();
@@ -63,6 +77,9 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
 
   return async (c, next) => {
     if (c.get('shop') !== null) return next();
+    // A Host that names no shop is the platform's only when it is one the platform is configured
+    // for (DNS rebinding, issue 39 point 2; server/http/origin.ts, docs/security.md).
+    if (!platformHostAllowed(c.get('hostname'), c.get('config'))) return hostNotAllowed(c);
     const parent = new Map<string, unknown>(VARS.map((k) => [k, c.get(k)]));
     const res = await inner.fetch(c.req.raw, { parent, incoming: incomingOf(c) });
     if (res.headers.get(MISS)) return next();

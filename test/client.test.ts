@@ -141,25 +141,29 @@ describe.each(['rest', 'mcp'] as const)('over %s', (transport) => {
 });
 
 describe('what goes on the wire', () => {
-  it('REST: UCP-Agent on every call, a fresh Idempotency-Key on create and cancel only', async () => {
+  it('REST: UCP-Agent on every call, a fresh Idempotency-Key on every write (update included), none on reads or when told not to', async () => {
     const rec = recording();
     const shop = make('rest', rec.fetch);
     const cart = await shop.createCart({ line_items: [{ item: { id: VARIANT }, quantity: 1 }] });
     if (!cart.ok) throw new Error('create failed');
     await shop.getCart(cart.data.id);
+    expect((await shop.updateCart(cart.data.id, { line_items: [{ item: { id: VARIANT }, quantity: 2 }] })).ok).toBe(true);
+    expect((await shop.updateCart(cart.data.id, { line_items: [{ item: { id: VARIANT }, quantity: 3 }] }, { idempotencyKey: false })).ok).toBe(true);
     await shop.cancelCart(cart.data.id);
     const calls = rec.sent.filter((x) => x.url.includes('/api/ucp/'));
     expect(calls.map((c) => `${c.method} ${new URL(c.url).pathname}`)).toEqual([
       'POST /api/ucp/carts',
       `GET /api/ucp/carts/${cart.data.id}`,
+      `PUT /api/ucp/carts/${cart.data.id}`,
+      `PUT /api/ucp/carts/${cart.data.id}`,
       `POST /api/ucp/carts/${cart.data.id}/cancel`,
     ]);
     for (const c of calls) expect(c.headers.get('ucp-agent')).toBe(`profile="${PROFILE}"`);
-    const [create, get, cancel] = calls.map((c) => c.headers.get('idempotency-key'));
-    expect(create).toMatch(/^[0-9a-f-]{36}$/);
-    expect(cancel).toMatch(/^[0-9a-f-]{36}$/);
-    expect(cancel).not.toBe(create);
+    const [create, get, update, unkeyed, cancel] = calls.map((c) => c.headers.get('idempotency-key'));
+    for (const k of [create, update, cancel]) expect(k).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set([create, update, cancel]).size).toBe(3);
     expect(get).toBeNull();
+    expect(unkeyed).toBeNull();
     // Endpoints came from the shop's discovery profile.
     expect(rec.sent[0].url).toBe(`${business}/.well-known/ucp`);
   });
@@ -169,14 +173,16 @@ describe('what goes on the wire', () => {
     const shop = make('mcp', rec.fetch);
     const cart = await shop.createCart({ line_items: [{ item: { id: VARIANT }, quantity: 1 }] });
     if (!cart.ok) throw new Error(JSON.stringify(cart.messages));
+    await shop.updateCart(cart.data.id, { line_items: [{ item: { id: VARIANT }, quantity: 2 }] });
     await shop.cancelCart(cart.data.id);
     const calls = rec.sent.map((c) => (c.body ? JSON.parse(c.body) : null)).filter((b) => b?.method === 'tools/call');
-    expect(calls.map((c) => c.params.name)).toEqual(['create_cart', 'cancel_cart']);
+    expect(calls.map((c) => c.params.name)).toEqual(['create_cart', 'update_cart', 'cancel_cart']);
     for (const c of calls) {
       expect(c.params.arguments.meta['ucp-agent']).toEqual({ profile: PROFILE });
       expect(c.params.arguments.meta['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
     }
     expect(calls[1].params.arguments.id).toBe(cart.data.id);
+    expect(calls[2].params.arguments.id).toBe(cart.data.id);
   });
 
   it('a shop that cannot be reached is a network_error value, not an exception', async () => {

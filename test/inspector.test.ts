@@ -110,6 +110,24 @@ describe('hygiene notes', () => {
     expect(codes(xs)).toEqual([]);
   });
 
+  it('after a 503 and a prompt retry, later creates with other keys and bodies are not called retries (issue 39 point 11)', async () => {
+    const m = await mark();
+    const k = key();
+    expect((await rest('POST', '/carts', CART, { ...agent, ...k, 'ucp-sandbox-fault': '503' })).status).toBe(503);
+    expect((await rest('POST', '/carts', CART, { ...agent, ...k })).status).toBe(201); // too soon, but it got through
+    for (const q of [2, 3, 4]) expect((await rest('POST', '/carts', { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: q }] }, { ...agent, ...key() })).status).toBe(201);
+    const xs = await since(m);
+    expect(xs.map((x) => x.status)).toEqual([201, 201, 201, 201, 503]);
+    expect(xs[3].notes.map((n: any) => n.code)).toEqual(['retry_too_soon']);
+    expect(codes(xs.slice(0, 3))).toEqual([]);
+
+    // Another request (another key) sent inside a 503's Retry-After is not that request's retry either.
+    const m2 = await mark();
+    expect((await rest('POST', '/carts', CART, { ...agent, ...key(), 'ucp-sandbox-fault': '503' })).status).toBe(503);
+    expect((await rest('POST', '/carts', { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 5 }] }, { ...agent, ...key() })).status).toBe(201);
+    expect(codes(await since(m2))).toEqual([]);
+  });
+
   it('the same idempotency key with another body (the server answers 409; the note says why)', async () => {
     const m = await mark();
     const k = key();
@@ -182,7 +200,7 @@ describe('what is kept', () => {
   });
 
   it(`at most ${MAX_SHOPS} shops are tracked: the least recently recorded is forgotten`, () => {
-    const entry = (id: number) => ({ id, at: '', transport: 'rest' as const, method: 'GET', path: '/', operation: 'x', status: 200, duration_ms: 0, agent: null, idempotency_key: null, request: { headers: {}, body: null, truncated: false }, response: { headers: {}, body: null, truncated: false }, notes: [] });
+    const entry = (id: number) => ({ id, at: 0, transport: 'rest' as const, method: 'GET', path: '/', operation: 'x', status: 200, durationMs: 0, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: null, requestCut: false, responseBody: null, responseCut: false, notes: [] });
     for (let i = 0; i <= MAX_SHOPS; i++) logFor(`shop_bound_${i}`, `bound${i}.test`).add(entry(nextExchangeId()));
     expect(exchangesOf('shop_bound_0')).toEqual([]);
     expect(exchangesOf(`shop_bound_${MAX_SHOPS}`)).toHaveLength(1);

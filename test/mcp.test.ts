@@ -278,7 +278,8 @@ describe('carts over MCP', () => {
     expect(conflict.body.error.code).toBe(-32000);
     expect(conflict.body.error.data.code).toBe('idempotency_conflict');
 
-    const rest = await s.req('demo.localhost', 'POST', '/api/ucp/carts', cart, { 'idempotency-key': key });
+    // The same caller (address and profile) over REST replays; keys are scoped to their caller (test/idempotency-callers.test.ts).
+    const rest = await s.req('demo.localhost', 'POST', '/api/ucp/carts', cart, { 'idempotency-key': key, 'ucp-agent': `profile="${PROFILE}"` });
     expect(rest.body.id).toBe(first.body.result.structuredContent.id);
   });
 

@@ -117,7 +117,9 @@ describe('the OAuth issuer never follows a stranger\'s Host header in production
   it('with AUTH_URL the metadata names it whatever Host says, cacheable; without (development) it follows Host, uncached', async () => {
     const prod = await startTestServer({ mode: 'production', authUrl: 'https://accounts.example.com/' });
     try {
-      const r = await prod.req('evil.example', 'GET', '/.well-known/oauth-authorization-server', undefined, { host: 'evil.example' });
+      // A stranger's Host is refused outright (test/platform-hosts.test.ts); an allowed one other than AUTH_URL's is not echoed.
+      expect((await prod.req('evil.example', 'GET', '/.well-known/oauth-authorization-server', undefined, { host: 'evil.example' })).status).toBe(421);
+      const r = await prod.req('127.0.0.1', 'GET', '/.well-known/oauth-authorization-server', undefined, { host: '127.0.0.1' });
       expect(r.body.issuer).toBe('https://accounts.example.com');
       expect(r.body.token_endpoint).toBe('https://accounts.example.com/oauth2/access_token');
       expect(r.headers['cache-control']).toBe('public, max-age=300');

@@ -3,7 +3,8 @@
  * server (docs/cli.md): `POST /dev/shops/{id}/reset` is `ucp-storefront reset --shop ID` done by the
  * server itself, so it also works while the server holds the embedded database, and this process's
  * caches start over; `GET /dev/shops/{id or domain}/requests` and the page at `/dev/` are the
- * request inspector (docs/sandbox.md). Absent (404) with NODE_ENV=production.
+ * request inspector (docs/sandbox.md); `POST /dev/shops/{id}/clone` and `DELETE /dev/shops/{clone}`
+ * (./clone.ts). Absent (404) with NODE_ENV=production.
  *
  * No web page may fire them (issue 29: a `text/plain` form auto-submitted from another origin wiped
  * a shop's carts). A state-changing route here answers only a request a browser cannot send
@@ -16,7 +17,8 @@ import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
 import { provenance } from '../http/origin.ts';
 import { resetShop } from '../seed/reset.ts';
-import { cloneRoute } from './clone.ts';
+import { cloneRoute, sweepSoon } from './clone.ts';
+import { CLONE_IDLE_MS } from '../seed/clone.ts';
 import { forgetKeys } from '../http/inspector/store.ts';
 import { listRequests, shopByRef } from './requests.ts';
 import { inspectorPage, inspectorScript } from './inspector-page.ts';
@@ -44,6 +46,10 @@ export function devRoutes() {
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => (c.get('config').mode !== 'development' ? c.notFound() : next()));
   app.use('*', unforgeable);
+  app.use('*', async (c, next) => {
+    sweepSoon(c.get('db'), c.get('config').cloneIdleMs ?? CLONE_IDLE_MS);
+    await next();
+  });
   app.post('/shops/:shop/reset', async (c) => {
     // By id or domain; an unknown shop is NoSuchShop: 404 by the REST table (http/errors.ts).
     const shop = await shopByRef(c.get('db'), c.req.param('shop'));

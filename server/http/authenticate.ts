@@ -127,6 +127,23 @@ export interface AccessContext {
   version: string;
 }
 
+/**
+ * Who an idempotency key belongs to (issue 39 point 7; docs/security.md "Idempotency keys are the
+ * caller's"): a key names one logical write *of its caller*, as Stripe scopes keys to the account.
+ * - a channel API key: its id (the credential, whatever address it comes from);
+ * - a verified signature: the platform profile its key is published in;
+ * - everyone else (anonymous, and the storefront token, which is in every page's HTML and names no
+ *   client): what the anonymous tier knows of them, the client address, with the profile URL they
+ *   named (unverified, so never enough alone).
+ * REST and MCP give the same identity to the same caller, so a key used over one replays over the other.
+ */
+export function callerIdentity(access: AccessContext | undefined, client: string): string {
+  const p = access?.principal;
+  if (p?.type === 'channel_key') return `channel_key ${p.id}`;
+  if (p?.type === 'signature') return `signed ${p.profileUrl}`;
+  return `address ${client} ${p?.type === 'storefront' ? 'storefront' : (access?.profileUrl ?? '-')}`;
+}
+
 export interface AuthInput {
   db: DB;
   config: Config;

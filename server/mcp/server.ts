@@ -36,6 +36,7 @@ import {
 import { ExchangeTransport } from './exchange-transport.ts';
 import { answerJson, toolResult } from './result-json.ts';
 import { authorizeMcp, type McpAuthContext } from './auth.ts';
+import { callerIdentity } from '../http/authenticate.ts';
 import { fromDomainError, McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import { callTool, inputSchemaOf, invalidParams, TOOLS, TOOLS_LIST_RESULT, type ToolContext } from './tools.ts';
@@ -104,7 +105,8 @@ function buildServer(instructions: string): Server {
       // Access tier, platform profile and negotiation (docs/access.md); then the tool itself.
       const auth = await authorizeMcp(state.ctx, request.params.name, request.params.arguments);
       if (auth.kind === 'incompatible') return toolResult(auth.body);
-      const ctx: ToolContext = auth.kind === 'ok' ? { ...state.ctx, negotiated: auth.access.negotiated } : state.ctx;
+      const access = auth.kind === 'ok' ? auth.access : undefined;
+      const ctx: ToolContext = { ...state.ctx, ...(access ? { negotiated: access.negotiated } : {}), caller: callerIdentity(access, state.ctx.client) };
       return await callTool(ctx, request.params.name, request.params.arguments);
     } catch (e) {
       // UCP's -32602 for an oversized batch; any other input mistake is a result the model reads (docs/mcp.md).

@@ -37,6 +37,8 @@ export interface ToolContext {
   profileAdvice?: () => string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: ReadonlySet<string>;
+  /** Who calls (http/authenticate.ts callerIdentity): idempotency keys are stored under it. */
+  caller?: string;
 }
 
 /** The exact REST body a tool call produced (becomes `structuredContent`). */
@@ -95,7 +97,7 @@ function opContext(ctx: ToolContext, meta: CallMetaValues): OperationContext {
     shop: ctx.shop,
     origin: ctx.origin,
     ...(ctx.acceptLanguage ? { acceptLanguage: ctx.acceptLanguage } : {}),
-    ...(meta.idempotencyKey ? { idempotencyKey: meta.idempotencyKey } : {}),
+    ...(meta.idempotencyKey ? { idempotencyKey: meta.idempotencyKey, ...(ctx.caller ? { caller: ctx.caller } : {}) } : {}),
     ...(ctx.negotiated ? { negotiated: ctx.negotiated } : {}),
   };
 }

@@ -36,6 +36,16 @@ export function demoCatalogOf(shopId: string): unknown {
 }
 const SOURCE = Symbol('source');
 
+let demoList: Array<{ id: string; domain: string }> | undefined;
+/** The demo shops' ids and domains (server/seed/data), read once. */
+export function demoShops(): Array<{ id: string; domain: string }> {
+  demoList ??= readdirSync(DEMO_DATA_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .map((name) => (JSON.parse(readFileSync(join(DEMO_DATA_DIR, name), 'utf8')) as { shop: { id: string; domain: string } }).shop)
+    .map(({ id, domain }) => ({ id, domain }));
+  return demoList;
+}
+
 /** Reset of a shop that does not exist: the CLI says so, the dev route answers 404. */
 export class NoSuchShop extends DomainError {
   constructor(message: string) {

@@ -4,6 +4,7 @@
  * key is given, and returns the status and the exact REST JSON body:
  *   201/200 cart · 200 UCP error_response (not_found, invalid lines) · 409/503 flat {code, content}.
  */
+import { createHash } from 'node:crypto';
 import type { RawBuilder } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
@@ -23,6 +24,8 @@ export interface OperationContext {
   origin: string;
   acceptLanguage?: string;
   idempotencyKey?: string;
+  /** Who sends it (http/authenticate.ts callerIdentity): an idempotency key is stored under its caller. */
+  caller?: string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: Iterable<string>;
 }
@@ -100,10 +103,18 @@ async function guarded(
   return idempotent(() => runIdempotent(ctx.db, keyScope(ctx, operation, cartId, input), (tx) => exec(tx)));
 }
 
-/** What an idempotency key is stored under: the shop, the operation, the key and what was asked. */
+/**
+ * What an idempotency key is stored under: the shop, the operation, the caller and the key, and what
+ * was asked. The caller is folded into the stored key as a hash (`c.<hash>.<key>`: the unique
+ * (shop, operation, key) constraint then scopes keys per caller, and no credential is stored), so a
+ * second caller sending a known key and body gets its own cart, never the first caller's.
+ */
 function keyScope(ctx: OperationContext, operation: string, cartId: string | null, input: unknown) {
-  return { shopId: ctx.shop.id, operation, key: ctx.idempotencyKey!, fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }) };
+  const key = `c.${callerHash(ctx.caller ?? 'unknown')}.${ctx.idempotencyKey!}`;
+  return { shopId: ctx.shop.id, operation, key, fingerprint: fingerprint({ operation, cart_id: cartId, body: input ?? null }) };
 }
+
+const callerHash = (caller: string) => createHash('sha256').update(caller).digest('base64url').slice(0, 22);
 
 /**
  * A stored (or replayed) answer as an operation result. A reused key (IdempotencyConflict) and a

@@ -8,6 +8,7 @@ import { readJson } from '../http/body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { DomainError } from '../core/shared/errors.ts';
 import { shopOf } from './guard.ts';
+import { callerIdentity } from '../http/authenticate.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-operations.ts';
 
 /** 1–255 visible ASCII characters (UUIDs recommended). */
@@ -25,7 +26,7 @@ function opContext(c: Context<AppEnv>): OperationContext {
     shop: shopOf(c),
     origin: c.get('origin'),
     acceptLanguage: c.req.header('accept-language'),
-    ...(key !== undefined ? { idempotencyKey: key } : {}),
+    ...(key !== undefined ? { idempotencyKey: key, caller: callerIdentity(c.get('access'), c.get('client')) } : {}),
     ...(negotiated ? { negotiated } : {}),
   };
 }

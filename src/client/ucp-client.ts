@@ -8,8 +8,8 @@
  * It finds the shop's endpoints in its discovery profile (`{business}/.well-known/ucp`), then speaks
  * REST (`UCP-Agent` header, `Idempotency-Key` header) or MCP (the same in `arguments.meta`). Both
  * transports give the same `Result` (./result.ts, shared with host.js's widget client), retry
- * 429/503 honouring `Retry-After` (./retry.ts), and make a fresh idempotency key for every create
- * and cancel unless the caller passes one (pass the same key to repeat a call safely).
+ * 429/503 honouring `Retry-After` (./retry.ts), and make a fresh idempotency key for every write
+ * (create, update, cancel) unless the caller passes one or `false` (pass the same key to repeat a call safely).
  * Request and response types are the wire schemas' (src/wire), as the server validates them.
  */
 import type { Cart, CreateCartRequest, UpdateCartRequest } from '../wire/cart.ts';
@@ -45,8 +45,12 @@ export interface Endpoints {
 }
 
 export interface CallOptions {
-  /** Reuse a key to repeat a call safely (same key + same request = the first answer); default: a new UUID. */
-  idempotencyKey?: string;
+  /**
+   * Reuse a key to repeat a call safely (same key + same request = the first answer); default: a new
+   * UUID on every write (create, update, cancel). `false` sends none (the server then applies a
+   * retried write twice, and a development server's inspector says so).
+   */
+  idempotencyKey?: string | false;
 }
 
 export interface UcpClient {
@@ -159,7 +163,8 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
   }
 
   const cartPath = (id: string) => `/carts/${encodeURIComponent(id)}`;
-  const newKey = (o?: CallOptions) => o?.idempotencyKey ?? globalThis.crypto.randomUUID();
+  // Every write carries a key unless told not to (issue 39 point 11: updateCart sent none).
+  const newKey = (o?: CallOptions) => (o?.idempotencyKey === false ? undefined : (o?.idempotencyKey ?? globalThis.crypto.randomUUID()));
 
   return {
     transport,
@@ -168,7 +173,7 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
     getProduct: (body) => call({ tool: 'get_product', method: 'POST', path: '/catalog/product', arg: 'catalog', body }),
     createCart: (body, o) => call({ tool: 'create_cart', method: 'POST', path: '/carts', arg: 'cart', body, key: newKey(o) }),
     getCart: (id) => call({ tool: 'get_cart', method: 'GET', path: cartPath(id), id }),
-    updateCart: (id, body, o) => call({ tool: 'update_cart', method: 'PUT', path: cartPath(id), arg: 'cart', id, body, key: o?.idempotencyKey }),
+    updateCart: (id, body, o) => call({ tool: 'update_cart', method: 'PUT', path: cartPath(id), arg: 'cart', id, body, key: newKey(o) }),
     cancelCart: (id, o) => call({ tool: 'cancel_cart', method: 'POST', path: `${cartPath(id)}/cancel`, id, key: newKey(o) }),
     endpoints,
     async close() {

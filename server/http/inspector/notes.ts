@@ -8,15 +8,23 @@
  *  - no UCP-Agent profile named, or one the server refused (discovery errors);
  *  - a product id where a cart line takes a variant id (record.ts: it needs the catalog).
  */
+import { hash } from 'node:crypto';
 import type { InspectorTransport, Note, ShopLog } from './store.ts';
 
 /** One UCP operation inside an exchange (an MCP batch has several). */
 export interface Call {
   operation: string;
   write: boolean;
+  /** The key as shown (at most store.ts FIELD_CHARS, a copy) and a hash of all of it (what the notes compare). */
   idempotencyKey?: string;
-  /** What was asked, canonical: the same request twice gives the same text ('' when the body was not read). */
-  fingerprint: string;
+  keyHash?: string;
+  /**
+   * What was asked: a hash of its canonical JSON, so the same request twice gives the same value
+   * ('' for reads and when the body was not read). A hash, not the text: 500 remembered keys of
+   * 1 MiB bodies were 1 GB (issue 39 point 1). Computed only when a note compares it (a keyed
+   * write, a request under a Retry-After): most requests never pay for it.
+   */
+  fingerprint: () => string;
   /** A UCP-Agent header or MCP meta["ucp-agent"] was sent. */
   agentNamed: boolean;
 }
@@ -44,6 +52,19 @@ export function canonical(v: unknown): string {
   return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
 }
 
+/** A short stable digest of `text` (not a secret: it only tells equal requests from different ones). */
+export const digest = (text: string) => hash('sha1', text, 'base64url');
+
+/** `f`'s value, computed on first use. */
+export function lazy<T>(f: () => T): () => T {
+  let done = false;
+  let v: T;
+  return () => {
+    if (!done) [v, done] = [f(), true];
+    return v;
+  };
+}
+
 const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 
 /** An agent's own traffic is held to these; the shop's pages (host.js) send no UCP-Agent by design. */
@@ -55,13 +76,17 @@ function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
     const how = s.transport === 'mcp' ? 'arguments.meta["idempotency-key"]' : 'the Idempotency-Key header';
     return [{ code: 'idempotency_key_missing', message: `${call.operation} is a write sent without an idempotency key: if the answer is lost, a retry applies it twice. Send a fresh UUID in ${how}, and the same one only to retry this request.` }];
   }
-  if (call.fingerprint === '') return []; // not read: nothing to compare
-  const first = log.keys.get(call.idempotencyKey);
+  if (!call.keyHash) return [];
+  const fingerprint = call.fingerprint();
+  if (fingerprint === '') return []; // not read: nothing to compare
+  // Keys are the caller's (the server scopes them so: server/ucp/cart-operations.ts keyScope).
+  const scoped = `${digest(s.who)}.${call.keyHash}`;
+  const first = log.keys.get(scoped);
   if (!first) {
-    log.rememberKey(call.idempotencyKey, { fingerprint: call.fingerprint, exchange: s.exchangeId });
+    log.rememberKey(scoped, { fingerprint, exchange: s.exchangeId });
     return [];
   }
-  if (first.fingerprint === call.fingerprint) return []; // a true retry
+  if (first.fingerprint === fingerprint) return []; // a true retry
   return [{ code: 'idempotency_key_reused', message: `Idempotency key '${call.idempotencyKey.slice(0, 80)}' was first sent with a different request (exchange #${first.exchange}). A key names one logical write: send a fresh key for a new request, the same key only to retry the same request.` }];
 }
 
@@ -73,6 +98,11 @@ function retryNote(log: ShopLog, s: Seen, call: Call): Note[] {
     log.waits.delete(slot);
     return [];
   }
+  // Only a retry of what was refused is measured against its Retry-After: the same key, or without
+  // keys the same request (issue 39 point 11: later creates with other keys and bodies were told
+  // they had retried too soon).
+  const retry = wait.key !== null || call.keyHash !== undefined ? wait.key === (call.keyHash ?? null) : wait.fingerprint === call.fingerprint();
+  if (!retry) return [];
   return [{ code: 'retry_too_soon', message: `${call.operation} retried ${seconds(s.at - wait.at)} after a ${wait.status} that said Retry-After: ${wait.seconds}. Wait at least the Retry-After (the typed client does), then retry with the same idempotency key.` }];
 }
 
@@ -87,7 +117,10 @@ export function hygieneNotes(log: ShopLog, s: Seen): Note[] {
     notes.push({ code: 'ucp_agent_unsupported', message: `The agent profile was refused (${s.profileRefusal.code}): ${s.profileRefusal.content.slice(0, 300)}` });
   }
   if ((s.status === 429 || s.status === 503) && s.retryAfterS !== undefined) {
-    for (const call of s.calls) log.rememberWait(`${s.who}\n${call.operation}`, { until: s.endedAt + s.retryAfterS * 1000, seconds: s.retryAfterS, status: s.status, at: s.endedAt });
+    for (const call of s.calls) log.rememberWait(`${s.who}\n${call.operation}`, { until: s.endedAt + s.retryAfterS * 1000, seconds: s.retryAfterS, status: s.status, at: s.endedAt, key: call.keyHash ?? null, fingerprint: call.fingerprint() });
+  } else if (s.status < 400) {
+    // An answer got through: the wait it was under is over, whatever its Retry-After said.
+    for (const call of s.calls) log.waits.delete(`${s.who}\n${call.operation}`);
   }
   return notes;
 }

@@ -12,14 +12,16 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { Shop } from '../../formats/types.ts';
 import { log } from '../../lib/log.ts';
-import { parseJson, redactBody, redactHeaders } from './redact.ts';
-import { BODY_MAX_CHARS, logFor, nextExchangeId, type Exchange, type InspectorTransport, type Note } from './store.ts';
-import { canonical, hygieneNotes, type Call } from './notes.ts';
+import { parseJson } from './redact.ts';
+import { FIELD_CHARS, keepBody, logFor, nextExchangeId, own, type InspectorTransport, type Note, type Recorded } from './store.ts';
+import { canonical, digest, hygieneNotes, lazy, type Call } from './notes.ts';
+import { incomingOf } from '../metrics.ts';
 import { WRITE_OPERATIONS } from '../../core/access/access-policy.ts';
 import { restOperation } from '../rest-operation.ts';
 
 /** What the shop's own page may say about itself (host.js's WebMCP tools): `UCP-Inspector-Transport: webmcp`. */
 export const PAGE_TRANSPORT_HEADER = 'ucp-inspector-transport';
+const NONE = () => '';
 const DISCOVERY_CODES = new Set(['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported']);
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -41,10 +43,15 @@ function restTransport(c: Context<AppEnv>): InspectorTransport {
   return c.req.header(PAGE_TRANSPORT_HEADER)?.trim().toLowerCase() === 'webmcp' ? 'webmcp' : 'page';
 }
 
-/** The `profile` of a UCP-Agent header (RFC 8941 dictionary), or the header itself when it has none. */
+/** The `profile` of a UCP-Agent header (RFC 8941 dictionary), or the header itself when it has none; a bounded copy. */
 function profileOf(header: string | undefined): string | null {
   if (header === undefined) return null;
-  return /profile\s*=\s*"([^"]*)"/.exec(header)?.[1] ?? header.slice(0, 300);
+  return own(/profile\s*=\s*"([^"]*)"/.exec(header)?.[1] ?? header, FIELD_CHARS);
+}
+
+/** An idempotency key as the notes keep it: a bounded copy to show and a hash of all of it to compare. */
+function keyOf(key: string | undefined): Pick<Call, 'idempotencyKey' | 'keyHash'> {
+  return key ? { idempotencyKey: own(key, FIELD_CHARS), keyHash: digest(key) } : {};
 }
 
 function mcpCalls(parsed: unknown): { calls: Call[]; profile: string | null } {
@@ -54,18 +61,19 @@ function mcpCalls(parsed: unknown): { calls: Call[]; profile: string | null } {
   for (const m of messages.slice(0, 50)) {
     if (!isObject(m) || typeof m.method !== 'string') continue;
     if (m.method !== 'tools/call') {
-      calls.push({ operation: m.method.slice(0, 60), write: false, fingerprint: '', agentNamed: true });
+      calls.push({ operation: own(m.method, 60), write: false, fingerprint: NONE, agentNamed: true });
       continue;
     }
     const name = String(m.params?.name ?? '?').slice(0, 60);
     const args = isObject(m.params?.arguments) ? m.params.arguments : {};
     const meta = isObject(args.meta) ? args.meta : {};
-    const named = typeof meta['ucp-agent']?.profile === 'string' ? (meta['ucp-agent'].profile as string) : null;
+    // Up to ~1 MiB in a body: kept as a bounded copy (issue 39 point 1).
+    const named = typeof meta['ucp-agent']?.profile === 'string' ? own(meta['ucp-agent'].profile as string, FIELD_CHARS) : null;
     profile ??= named;
     const { meta: _meta, ...asked } = args;
     const key = typeof meta['idempotency-key'] === 'string' ? meta['idempotency-key'] : undefined;
     const write = WRITE_OPERATIONS.has(name) || /^(add|update|remove)_cart_lines$/.test(name);
-    calls.push({ operation: name, write, ...(key ? { idempotencyKey: key } : {}), fingerprint: canonical({ name, asked }), agentNamed: named !== null });
+    calls.push({ operation: name, write, ...keyOf(key), fingerprint: write ? lazy(() => digest(canonical({ name, asked }))) : NONE, agentNamed: named !== null });
   }
   return { calls, profile };
 }
@@ -92,7 +100,7 @@ async function productIdsAsVariants(c: Context<AppEnv>, shop: Shop, messages: Ar
     if (m.code !== 'not_found' || typeof m.path !== 'string' || !/\.item\.id$/.test(m.path)) continue;
     for (const root of asked) {
       const id = atPath(root, m.path) ?? atPath(isObject(root) ? root.cart : undefined, m.path.replace(/^\$\.cart/, '$'));
-      if (typeof id === 'string') ids.add(id.slice(0, 200));
+      if (typeof id === 'string') ids.add(own(id, 200));
     }
   }
   if (!ids.size) return [];
@@ -114,44 +122,85 @@ function retryAfterSeconds(value: string | null): number | undefined {
  * per search answer, more than the search). Any other body is read from a clone.
  */
 async function responseText(res: Response): Promise<string> {
-  const key = Object.getOwnPropertySymbols(res).find((k) => k.description === 'cache');
-  const cached = key && (res as unknown as Record<symbol, unknown>)[key];
+  const cached = cacheOf(res);
   if (Array.isArray(cached) && (typeof cached[1] === 'string' || cached[1] === null)) return cached[1] ?? '';
   if (res.body === null) return '';
   return res.clone().text();
 }
 
+function cacheOf(res: Response): unknown {
+  const key = Object.getOwnPropertySymbols(res).find((k) => k.description === 'cache');
+  return key && (res as unknown as Record<symbol, unknown>)[key];
+}
+
+/**
+ * The answer's headers as they are (a plain object, an array of pairs or a Headers), never built
+ * into a Headers object here: `res.headers` on the lightweight Response does that, and then the
+ * adapter writes the answer from it, slower (measured: ~2.5 µs a request).
+ */
+function answerHeaders(res: Response): Recorded['responseHeaders'] {
+  const cached = cacheOf(res);
+  const h = Array.isArray(cached) ? cached[2] : undefined;
+  if (Array.isArray(cached) && (h === undefined || h === null)) return [];
+  return h && typeof h === 'object' ? (h as Recorded['responseHeaders']) : res.headers;
+}
+
+/** One header of those, by name in any case. */
+function headerOf(headers: Recorded['responseHeaders'], name: string): string | null {
+  if (headers instanceof Headers) return headers.get(name);
+  for (const [k, v] of Array.isArray(headers) ? headers : Object.entries(headers)) if (k.toLowerCase() === name) return String(v);
+  return null;
+}
+
+/** Request headers as Node received them (a reference, bounded by Node's header size limit). */
+function rawHeaders(c: Context<AppEnv>): readonly string[] {
+  const raw = incomingOf(c)?.rawHeaders;
+  return raw ?? Object.entries(c.req.header()).flat();
+}
+
+/**
+ * What the request path does: the notes (they must be decided before the next request), and
+ * references or bounded copies of what the exchange showed. Redaction, the display cut and
+ * serialization wait until the inspector is read (store.ts).
+ */
 async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number): Promise<void> {
   const cached = c.req.bodyCache.text;
   const requestText = cached === undefined ? null : await cached;
-  const req = requestText === null ? { body: null, truncated: false, parsed: undefined } : { ...redactBody(requestText, BODY_MAX_CHARS), parsed: parseJson(requestText) };
+  let parsedRequest: unknown;
+  let parsed = false;
+  const requestJson = () => {
+    if (!parsed) [parsedRequest, parsed] = [requestText === null ? undefined : parseJson(requestText), true];
+    return parsedRequest;
+  };
   const res = c.res;
   const answerText = await responseText(res);
   // Parsed only when it can hold what the notes read (messages, error codes): not a search's products.
-  const answer = { ...redactBody(answerText, BODY_MAX_CHARS), parsed: res.status >= 400 || answerText.includes('"code"') ? parseJson(answerText) : undefined };
-  const path = new URL(c.req.url).pathname;
+  const answerParsed = res.status >= 400 || answerText.includes('"code"') ? parseJson(answerText) : undefined;
+  const path = own(c.req.path, 300);
   const agentHeader = c.req.header('ucp-agent');
   let calls: Call[];
   let profile: string | null;
   let kind: InspectorTransport;
   if (transport === 'mcp') {
-    ({ calls, profile } = mcpCalls(req.parsed));
+    ({ calls, profile } = mcpCalls(requestJson()));
     kind = 'mcp';
   } else {
     const operation = restOperationName(c.req.method, path);
     const key = c.req.header('idempotency-key');
     // A body the server never read (a fault, a refusal first) has no fingerprint: '' compares with nothing.
-    // Only a keyed write is compared with earlier uses of its key: reads are not fingerprinted.
+    // Reads are not fingerprinted; writes are (a hash), to tell a retry from a new request.
     const write = WRITE_OPERATIONS.has(operation);
-    const fingerprint = !write || !key || (requestText === null && c.req.method !== 'GET') ? '' : canonical({ operation, path, body: req.parsed ?? null });
-    calls = [{ operation, write, ...(key ? { idempotencyKey: key } : {}), fingerprint, agentNamed: agentHeader !== undefined }];
+    const fingerprint = !write || (requestText === null && c.req.method !== 'GET') ? NONE : lazy(() => digest(canonical({ operation, path, body: requestJson() ?? null })));
+    calls = [{ operation, write, ...keyOf(key), fingerprint, agentNamed: agentHeader !== undefined }];
     profile = profileOf(agentHeader);
     kind = restTransport(c);
   }
-  const messages = answerMessages(answer.parsed);
+  const messages = answerMessages(answerParsed);
   const refusal = messages.find((m) => DISCOVERY_CODES.has(m.code));
   const shopLog = logFor(shop.id, shop.domain);
   const id = nextExchangeId();
+  const responseHeaders = answerHeaders(res);
+  const retryAfter = retryAfterSeconds(headerOf(responseHeaders, 'retry-after'));
   const notes = hygieneNotes(shopLog, {
     exchangeId: id,
     at,
@@ -160,26 +209,32 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     transport: kind,
     calls,
     status: res.status,
-    ...(retryAfterSeconds(res.headers.get('retry-after')) !== undefined ? { retryAfterS: retryAfterSeconds(res.headers.get('retry-after')) } : {}),
-    ...(refusal ? { profileRefusal: { code: refusal.code, content: refusal.content } } : {}),
+    ...(retryAfter !== undefined ? { retryAfterS: retryAfter } : {}),
+    ...(refusal ? { profileRefusal: { code: own(refusal.code, 60), content: own(refusal.content, 300) } } : {}),
   });
-  const exchange: Exchange = {
+  const request = keepBody(requestText);
+  const response = keepBody(answerText);
+  shopLog.add({
     id,
-    at: new Date(at).toISOString(),
+    at,
     transport: kind,
     method: c.req.method,
-    path: path.slice(0, 300),
+    path,
     operation: calls.length ? calls.map((x) => x.operation).join(', ') : c.req.method,
     status: res.status,
-    duration_ms: Math.round(ms * 10) / 10,
+    durationMs: ms,
     agent: profile,
-    idempotency_key: calls.find((x) => x.idempotencyKey)?.idempotencyKey ?? null,
-    request: { headers: redactHeaders(Object.entries(c.req.header())), body: req.body, truncated: req.truncated },
-    response: { headers: redactHeaders(res.headers.entries()), body: answer.body || null, truncated: answer.truncated },
+    idempotencyKey: calls.find((x) => x.idempotencyKey)?.idempotencyKey ?? null,
+    requestHeaders: rawHeaders(c),
+    responseHeaders,
+    requestBody: request.body,
+    requestCut: request.cut,
+    responseBody: response.body,
+    responseCut: response.cut,
     notes,
-  };
-  shopLog.add(exchange);
-  const roots = transport === 'mcp' ? (Array.isArray(req.parsed) ? req.parsed : [req.parsed]).map((m: any) => m?.params?.arguments) : [req.parsed];
+  });
+  if (!messages.length) return;
+  const roots = transport === 'mcp' ? (Array.isArray(requestJson()) ? (requestJson() as unknown[]) : [requestJson()]).map((m: any) => m?.params?.arguments) : [requestJson()];
   notes.push(...(await productIdsAsVariants(c, shop, messages, roots)));
 }
 

@@ -1,59 +1,126 @@
 /**
- * The request inspector's memory (docs/sandbox.md "Request inspector"): per shop, a ring of its most
- * recent exchanges and the little state the hygiene notes need (notes.ts). Bounded whatever
- * traffic arrives: RING_SIZE exchanges per shop, each body cut to BODY_MAX_CHARS, MAX_SHOPS shops
- * (the least recently recorded one is dropped), MAX_KEYS idempotency keys and MAX_WAITS Retry-After
- * waits per shop. Worst case about MAX_SHOPS × RING_SIZE × 2 × BODY_MAX_CHARS characters (~32 MB).
- * One process's memory: under `start:cluster` each worker sees its own requests.
+ * The request inspector's memory (docs/sandbox.md "What is kept, and what it costs"): per shop, a
+ * ring of its most recent exchanges and the little state the hygiene notes need (notes.ts).
+ *
+ * Recording is cheap on the request path: an exchange keeps references to what the server already
+ * holds (the body texts, Node's raw header list, the response headers) and bounded copies of the
+ * rest; redaction (redact.ts), cutting and serializing happen when the inspector is read, once per
+ * exchange (the shown form then replaces the raw one).
+ *
+ * Memory has a real bound (issue 39 point 1: three fields escaped the 8 KiB cut and a development
+ * server died of a heap out-of-memory). Every field is bounded: a body text is kept whole up to
+ * KEEP_CHARS, else as a copy of its first KEEP_CHARS (a copy, not a slice: V8's slice would keep the
+ * whole 1 MiB parent alive); the agent's profile and the idempotency key are copied at most
+ * FIELD_CHARS; the notes' fingerprints and key map are hashes; header lists are bounded by Node's
+ * 16 KiB header limit. The inspector counts the characters it holds (`inspectorBytes()`: two bytes a
+ * character, the worst case) and, past MAX_BYTES across all shops, drops the oldest exchanges first,
+ * whatever their shop. Beside it: RING_SIZE exchanges per shop, MAX_SHOPS shops, MAX_KEYS keys and
+ * MAX_WAITS waits per shop. One process's memory: under `start:cluster` each worker sees its own.
  */
+import type { Exchange, InspectorTransport, Note } from './exchange.ts';
+import { headerPairs, redactBody, redactHeaders, redactText } from './redact.ts';
+
+export type { Exchange, InspectorTransport, Note, NoteCode } from './exchange.ts';
 
 export const RING_SIZE = 100;
 export const BODY_MAX_CHARS = 8 * 1024;
+/** A body longer than this is kept as a copy of its beginning (redacted by structure up to here, then cut at BODY_MAX_CHARS). */
+export const KEEP_CHARS = 16 * 1024;
+/** The agent's profile URL and the idempotency key, as kept. */
+export const FIELD_CHARS = 512;
 export const MAX_SHOPS = 20;
 export const MAX_KEYS = 500;
 export const MAX_WAITS = 500;
+/** What the inspector may hold across all shops (its own accounting), in bytes. */
+export const MAX_BYTES = 24 * 1024 * 1024;
+/** What an exchange costs besides its texts: the object, its numbers, notes, the arrays around it. */
+const EXCHANGE_OVERHEAD = 1024;
 
-/** Who sent it: an agent over REST or MCP, host.js on the shop's page (`webmcp` when it says so), the embedded cart. */
-export type InspectorTransport = 'rest' | 'mcp' | 'webmcp' | 'page' | 'embedded';
-
-export type NoteCode = 'idempotency_key_missing' | 'retry_too_soon' | 'idempotency_key_reused' | 'ucp_agent_missing' | 'ucp_agent_unsupported' | 'product_id_for_variant';
-
-export interface Note {
-  code: NoteCode;
-  message: string;
-}
-
-export interface Exchange {
-  /** Increasing across the process: `?since=<id>` follows from the last one seen. */
+/** An exchange as recorded on the request path: references and bounded copies, nothing redacted yet. */
+export interface Recorded {
   id: number;
-  at: string;
+  at: number;
   transport: InspectorTransport;
   method: string;
   path: string;
-  /** UCP operation(s): `search_catalog`, `create_cart`, …; MCP batches list each call. */
   operation: string;
   status: number;
-  duration_ms: number;
-  /** The platform profile the agent named (UCP-Agent or MCP meta), else null. */
+  durationMs: number;
   agent: string | null;
-  idempotency_key: string | null;
-  request: { headers: Record<string, string>; body: string | null; truncated: boolean };
-  response: { headers: Record<string, string>; body: string | null; truncated: boolean };
+  idempotencyKey: string | null;
+  /** Node's raw header list of the request ([name, value, …]), by reference. */
+  requestHeaders: readonly string[];
+  /** The answer's headers as the adapter holds them: a Headers, pairs, or a plain object. */
+  responseHeaders: Iterable<[string, string]> | Record<string, string>;
+  requestBody: string | null;
+  requestCut: boolean;
+  responseBody: string | null;
+  responseCut: boolean;
   notes: Note[];
 }
 
-/** An idempotency key as first seen: what it was sent with. */
+/** A copy of at most `max` characters that holds no reference to `s` (a V8 slice would keep all of `s` alive). */
+export function own(s: string, max: number): string {
+  if (s.length <= max) return s;
+  return Buffer.from(s.slice(0, max), 'utf16le').toString('utf16le');
+}
+
+/** A body text as kept: itself when short, else a detached copy of its beginning. */
+export function keepBody(text: string | null): { body: string | null; cut: boolean } {
+  if (text === null || text === '') return { body: null, cut: false };
+  return text.length <= KEEP_CHARS ? { body: text, cut: false } : { body: own(text, KEEP_CHARS), cut: true };
+}
+
+function headerChars(raw: readonly string[]): number {
+  let n = 0;
+  for (const s of raw) n += s.length;
+  return n;
+}
+
+/** What a recorded exchange holds, in bytes (two a character: the worst case of V8's strings). */
+function sizeOf(r: Recorded | Exchange): number {
+  if ('requestHeaders' in r) {
+    return EXCHANGE_OVERHEAD + 2 * ((r.requestBody?.length ?? 0) + (r.responseBody?.length ?? 0) + headerChars(r.requestHeaders) + (r.agent?.length ?? 0) + (r.idempotencyKey?.length ?? 0) + r.path.length + r.operation.length) + 2048;
+  }
+  return EXCHANGE_OVERHEAD + 2 * ((r.request.body?.length ?? 0) + (r.response.body?.length ?? 0) + JSON.stringify(r.request.headers).length + JSON.stringify(r.response.headers).length + (r.agent?.length ?? 0) + (r.idempotency_key?.length ?? 0) + r.path.length + r.operation.length);
+}
+
+/** The exchange as the inspector shows it: redacted, cut, plain data. */
+function show(r: Recorded): Exchange {
+  const req = r.requestBody === null ? { body: null, truncated: false } : redactBody(r.requestBody, BODY_MAX_CHARS, r.requestCut);
+  const res = r.responseBody === null ? { body: null, truncated: false } : redactBody(r.responseBody, BODY_MAX_CHARS, r.responseCut);
+  return {
+    id: r.id,
+    at: new Date(r.at).toISOString(),
+    transport: r.transport,
+    method: r.method,
+    path: r.path,
+    operation: r.operation,
+    status: r.status,
+    duration_ms: Math.round(r.durationMs * 10) / 10,
+    agent: r.agent === null ? null : redactText(r.agent).slice(0, 300),
+    idempotency_key: r.idempotencyKey === null ? null : redactText(r.idempotencyKey).slice(0, 200),
+    request: { headers: redactHeaders(headerPairs(r.requestHeaders)), body: req.body, truncated: req.truncated },
+    response: { headers: redactHeaders(Symbol.iterator in r.responseHeaders ? (r.responseHeaders as Iterable<[string, string]>) : Object.entries(r.responseHeaders)), body: res.body || null, truncated: res.truncated },
+    notes: [],
+  };
+}
+
+/** An idempotency key as first seen: a hash of what it was sent with. */
 export interface KeyUse {
   fingerprint: string;
   exchange: number;
 }
 
-/** A Retry-After the agent was given, for the next request of the same operation. */
+/** A Retry-After the agent was given, for its next request of the same operation. */
 export interface Wait {
   until: number;
   seconds: number;
   status: number;
   at: number;
+  /** What was refused: its key's hash and its fingerprint, so only a retry of it is measured against the wait. */
+  key: string | null;
+  fingerprint: string;
 }
 
 /** Insertion-ordered map held to `max` entries (oldest dropped). */
@@ -63,9 +130,22 @@ function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   if (map.size > max) map.delete(map.keys().next().value as K);
 }
 
+interface Slot {
+  dropped?: boolean;
+  recorded?: Recorded;
+  shown?: Exchange;
+  notes: Note[];
+  bytes: number;
+  id: number;
+}
+
+let totalBytes = 0;
+
 export class ShopLog {
-  private readonly ring: Exchange[] = [];
+  /** A circular buffer: `count` slots, the newest just before `head`. */
+  private readonly ring: Array<Slot | undefined> = new Array(RING_SIZE);
   private head = 0;
+  private count = 0;
   readonly keys = new Map<string, KeyUse>();
   readonly waits = new Map<string, Wait>();
   constructor(
@@ -73,21 +153,66 @@ export class ShopLog {
     readonly domain: string,
   ) {}
 
-  add(e: Exchange): void {
-    if (this.ring.length < RING_SIZE) this.ring.push(e);
-    else this.ring[this.head] = e;
+  add(r: Recorded): void {
+    const slot: Slot = { recorded: r, notes: r.notes, bytes: sizeOf(r), id: r.id };
+    if (this.count === RING_SIZE) this.dropOldest();
+    this.ring[this.head] = slot;
     this.head = (this.head + 1) % RING_SIZE;
+    this.count++;
+    totalBytes += slot.bytes;
+    queue.push([this, slot]);
+    while (totalBytes > MAX_BYTES && queue.length > 1) {
+      const [log, oldest] = queue.shift()!;
+      if (!oldest.dropped) log.drop(oldest);
+    }
+    // Dropped slots leave the queue lazily: compact it when they outnumber the live ones.
+    if (queue.length > 2 * MAX_SHOPS * RING_SIZE) queue.splice(0, queue.length, ...queue.filter(([, x]) => !x.dropped));
   }
 
-  /** Newest first: at most `limit`, only ids above `since`. */
+  private at(i: number): Slot | undefined {
+    return this.ring[(this.head - i + RING_SIZE * 2) % RING_SIZE];
+  }
+
+  /** Drops this shop's oldest exchange. */
+  dropOldest(): void {
+    const slot = this.at(this.count);
+    if (slot) this.drop(slot);
+  }
+
+  /** Drops one exchange: always its shop's oldest (the global queue's oldest is its shop's oldest too: ids grow in both). */
+  drop(slot: Slot): void {
+    if (this.count > 0 && this.at(this.count) === slot) {
+      this.ring[(this.head - this.count + RING_SIZE * 2) % RING_SIZE] = undefined;
+      this.count--;
+    }
+    totalBytes -= slot.bytes;
+    slot.bytes = 0;
+    slot.dropped = true;
+    slot.recorded = undefined;
+    slot.shown = undefined;
+  }
+
+  /** Newest first: at most `limit`, only ids above `since`; each shown (redacted) once, then kept shown. */
   list(limit = RING_SIZE, since = 0): Exchange[] {
     const out: Exchange[] = [];
-    for (let i = 1; i <= this.ring.length && out.length < limit; i++) {
-      const e = this.ring[(this.head - i + this.ring.length * 2) % this.ring.length];
-      if (e.id <= since) break; // ids grow with position: everything older is older still
-      out.push(e);
+    for (let i = 1; i <= this.count && out.length < limit; i++) {
+      const slot = this.at(i)!;
+      if (slot.id <= since) break; // ids grow with position: everything older is older still
+      if (!slot.shown) {
+        slot.shown = show(slot.recorded!);
+        slot.recorded = undefined;
+        const bytes = sizeOf(slot.shown);
+        totalBytes += bytes - slot.bytes;
+        slot.bytes = bytes;
+      }
+      out.push({ ...slot.shown, notes: slot.notes.map((n) => ({ code: n.code, message: redactText(n.message) })) });
     }
     return out;
+  }
+
+  /** Forgets everything of this shop (it is dropped from the tracked shops). */
+  clear(): void {
+    while (this.count) this.dropOldest();
   }
 
   rememberKey(key: string, use: KeyUse): void {
@@ -99,16 +224,30 @@ export class ShopLog {
   }
 }
 
+/** Every kept exchange, oldest first, across shops: what goes first when MAX_BYTES is reached. */
+const queue: Array<[ShopLog, Slot]> = [];
 const shops = new Map<string, ShopLog>();
+let newestShop: string | undefined;
 let lastId = 0;
 
 export const nextExchangeId = () => ++lastId;
 
+/** The bytes the inspector holds now, by its own accounting. */
+export const inspectorBytes = () => totalBytes;
+
 /** The shop's log, created on its first exchange; the least recently recorded shop beyond MAX_SHOPS is forgotten. */
 export function logFor(shopId: string, domain: string): ShopLog {
   let log = shops.get(shopId);
+  if (log && shopId === newestShop) return log; // already the most recent: no reordering
   if (!log) log = new ShopLog(shopId, domain);
-  boundedSet(shops, shopId, log, MAX_SHOPS);
+  newestShop = shopId;
+  shops.delete(shopId);
+  shops.set(shopId, log);
+  if (shops.size > MAX_SHOPS) {
+    const [oldestId, oldest] = shops.entries().next().value as [string, ShopLog];
+    oldest.clear();
+    shops.delete(oldestId);
+  }
   return log;
 }
 
@@ -120,4 +259,11 @@ export function exchangesOf(shopId: string, opts: { limit?: number; since?: numb
 /** After a reset the server has forgotten its idempotency keys: so do the notes. The exchanges stay (a log). */
 export function forgetKeys(shopId: string): void {
   shops.get(shopId)?.keys.clear();
+}
+
+/** A deleted shop (a clone): everything the inspector kept of it goes. */
+export function forgetShop(shopId: string): void {
+  shops.get(shopId)?.clear();
+  shops.delete(shopId);
+  if (newestShop === shopId) newestShop = undefined;
 }
