@@ -144,6 +144,9 @@ export async function migrateToLatest(db: DB): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    // No migration named: none ran (the database could not be reached, or refused us) — say so,
+    // and keep the database's error as the cause (server/db/start-failure.ts reads its code).
+    const what = failed ? `migration ${failed.migrationName} failed` : 'migrations could not run';
+    throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
