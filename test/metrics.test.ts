@@ -3,6 +3,7 @@
  * transport the series are there with bounded labels, histograms move, 429s are counted, the
  * gauges answer; only the platform's address serves it, and the token rule holds.
  */
+import { METHODS, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { has, parseMetrics, valueOf, type Sample } from './support/metrics.ts';
@@ -112,6 +113,30 @@ describe('metrics in development (no token: open)', () => {
     expect(valueOf(m, 'ucp_search_index_bytes')).toBeGreaterThan(1000);
     expect(has(m, 'ucp_webhook_attempts_total', { result: 'failed' })).toBe(true);
     expect(has(m, 'ucp_db_group_commit_size_count')).toBe(true);
+  });
+
+  it('a sweep of every method Node parses adds a bounded number of series: anything but the standard methods is `other`', async () => {
+    const operations = (m: Sample[]) => new Set(m.filter((x) => x.name === 'ucp_requests_total').map((x) => `${x.labels.transport} ${x.labels.operation} ${x.labels.status}`));
+    const before = operations(await scrape(s));
+    const send = (method: string, path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const r = request({ port: s.port, host: '127.0.0.1', method, path, headers: { host: `${SHOP}:${s.port}`, connection: 'close' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        r.on('error', reject);
+        r.end();
+      });
+    // CONNECT is not a request to this server (Node's 'connect' event): the socket just closes.
+    const swept = METHODS.filter((m) => m !== 'CONNECT');
+    expect(swept.length).toBeGreaterThan(30);
+    for (const method of swept) for (const path of ['/some/page-1', '/api/ucp/carts/cart_nope']) expect(await send(method, path), `${method} ${path}`).toBeLessThan(500);
+    const added = [...operations(await scrape(s))].filter((o) => !before.has(o));
+    const methods = new Set(added.map((o) => o.split(' ')[1]));
+    for (const m of methods) expect(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'other', 'unmatched'], m).toContain(m);
+    expect(methods.has('other')).toBe(true);
+    // 2 paths × (7 methods + other) × a few statuses at most, not 2 × 33.
+    expect(added.length).toBeLessThanOrEqual(2 * 8 * 2);
   });
 
   it('only the platform address serves /metrics: a shop\'s /metrics is a 404 that shows nothing', async () => {
