@@ -122,6 +122,8 @@ function flag<T extends boolean | undefined>(env: NodeJS.ProcessEnv, name: strin
 export const DEVELOPMENT_KEY_ENCRYPTION_SECRET = 'ucp-storefront-development-key-encryption-secret (not for production)';
 /** Shortest KEY_ENCRYPTION_SECRET production accepts: `openssl rand -base64 32` gives 44 characters. */
 export const MIN_KEY_ENCRYPTION_SECRET_LENGTH = 32;
+/** Shortest METRICS_TOKEN production accepts (`openssl rand -hex 32` gives 64 characters); development takes any. */
+export const MIN_METRICS_TOKEN_LENGTH = 32;
 
 /**
  * A positive number from the environment; unset or empty: undefined (the setting's default
@@ -232,6 +234,11 @@ export function checkConfig(config: Config): void {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) problems.push(`PORT must be a port number, 0-65535 (0: any free port); got ${config.port}.`);
   const secret = keyEncryptionSecretProblem(config);
   if (secret) problems.push(secret);
+  if (config.mode === 'production' && config.metricsToken !== undefined && config.metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    problems.push(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters in production (got ${config.metricsToken.length}): it is the one secret between /metrics and the internet. Make one with: openssl rand -hex 32`,
+    );
+  }
   // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).
   if (config.pgPoolSize !== undefined && (!Number.isInteger(config.pgPoolSize) || config.pgPoolSize < 2)) {
     problems.push(`PG_POOL_SIZE must be a whole number of at least 2: migrations at start hold one connection for their lock while they run on another (got ${config.pgPoolSize}).`);

@@ -10,6 +10,8 @@ import { has, parseMetrics, valueOf, type Sample } from './support/metrics.ts';
 import { demoAgentProfileUrl } from '../server/core/shops/ucp-profile.ts';
 import { sql } from 'kysely';
 import { forgetCachedShops } from '../server/core/shops/shops.ts';
+import { checkConfig, loadConfig } from '../server/config.ts';
+import { requestFrom } from './support/from-address.ts';
 
 const SHOP = 'demo.localhost';
 const CART = { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] };
@@ -191,7 +193,7 @@ describe('the token rule', () => {
   });
 
   it('production with METRICS_TOKEN: 401 + WWW-Authenticate without or with a wrong token, 200 with it', async () => {
-    const token = 'm3trics-t0ken-for-tests';
+    const token = 'm3trics-t0ken-for-tests-0123456789abcdef';
     const s = await startTestServer({ mode: 'production', metricsToken: token, seedDemo: true });
     try {
       const none = await s.req('localhost', 'GET', '/metrics');
@@ -208,6 +210,34 @@ describe('the token rule', () => {
       expect(has(m, 'ucp_requests_total')).toBe(true); // the 401s above were counted
       // A shop cannot be used to reach it, token or not.
       expect((await s.req(SHOP, 'GET', '/metrics', undefined, { authorization: `Bearer ${token}` })).status).toBe(404);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('production refuses a METRICS_TOKEN shorter than 32 characters, by name; development takes any (issue 39 point 8)', async () => {
+    await expect(startTestServer({ mode: 'production', metricsToken: 'x'.repeat(31) })).rejects.toThrow(/^METRICS_TOKEN must be at least 32 characters in production \(got 31\).*openssl rand -hex 32/);
+    expect(() => checkConfig(loadConfig({ NODE_ENV: 'production', AUTH_URL: 'https://a.example', KEY_ENCRYPTION_SECRET: 'k'.repeat(44), METRICS_TOKEN: 'm'.repeat(32) }))).not.toThrow();
+    expect(() => checkConfig(loadConfig({ METRICS_TOKEN: 'short' }))).not.toThrow();
+  });
+
+  it('wrong tokens spend a failure budget per address: after 20, 429 + Retry-After even for the right token; another address is unaffected (issue 39 point 8)', async () => {
+    const token = 'm'.repeat(40);
+    const s = await startTestServer({ mode: 'production', metricsToken: token });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 25; i++) statuses.push((await s.req('localhost', 'GET', '/metrics', undefined, { authorization: `Bearer guess-${i}` })).status);
+      expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+      expect(statuses.slice(20)).toEqual(Array(5).fill(429));
+      const right = await s.req('localhost', 'GET', '/metrics', undefined, { authorization: `Bearer ${token}` });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+      expect(right.text).not.toContain('ucp_');
+      // Another address (Prometheus) is not refused for those guesses; a missing token is a
+      // misconfigured scraper, not a guess: it spends nothing.
+      const from = (headers: Record<string, string> = {}) => requestFrom({ port: s.port, from: '127.0.3.1', host: 'localhost', method: 'GET', path: '/metrics', headers });
+      for (let i = 0; i < 25; i++) expect((await from()).status).toBe(401);
+      expect((await from({ authorization: `Bearer ${token}` })).status).toBe(200);
     } finally {
       await s.close();
     }
