@@ -37,9 +37,12 @@ export function notStarting(e: unknown, config: Pick<Config, 'mode' | 'accessLog
   process.exit(1);
 }
 
-export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = (line) => serverLog.plain(line)) {
+export async function main(overrides: Partial<Config> = {}, sink: (line: string) => void = (line) => serverLog.plain(line)) {
   const settings = { ...loadConfig(), ...overrides };
   const running = await startServer(overrides).catch((e: unknown) => notStarting(e, settings));
+  // In production (and with ACCESS_LOG=1) every line is JSON, the banner and the stop lines too,
+  // whoever asked for them (the CLI passes its own output): a log collector reads one format.
+  const log = logJson(settings) ? (line: string) => serverLog.plain(line) : sink;
   const { port, config } = running;
   // A platform of thousands of shops lists the first few: start time does not grow with the shops.
   const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').limit(BANNER_SHOPS + 1).execute();
@@ -95,7 +98,7 @@ export function stopOnSignals(running: { close(): Promise<void> }, log: (line: s
         process.exit(0);
       },
       (e: unknown) => {
-        console.error('Stopping failed:', e);
+        serverLog.error('stop', 'stopping failed', { err: e });
         process.exit(1);
       },
     );

@@ -13,7 +13,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DB } from '../db/index.ts';
 import { probeCommit, type Probe } from '../db/commit-probe.ts';
-import { log } from '../lib/log.ts';
+import { flushRepeats, log } from '../lib/log.ts';
+import { databaseRecovered } from '../lib/outage.ts';
 
 function answer(res: ServerResponse, status: number, body: object, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -33,9 +34,11 @@ function readiness(db: DB) {
       down = p.cause;
       log.error('readiness', 'not ready: writes do not commit', { cause: p.cause, detail: p.detail });
     } else if (down) {
+      flushRepeats();
       log.info('readiness', 'ready again: writes commit', { after: down });
       down = undefined;
     }
+    if (p.ok) databaseRecovered('the readiness probe committed');
     return p;
   };
 }
