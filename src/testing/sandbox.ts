@@ -13,6 +13,11 @@
  *
  * Node only. The server never sees this process's DATABASE_URL: a sandbox that reset a real
  * database would be a disaster, so PostgreSQL must be asked for by name (`databaseUrl`).
+ *
+ * Nothing outlives the caller (issue 39 points 9, 10): the server is spawned with an IPC channel,
+ * which closes when this process ends however it ends (SIGKILL included), and the bin then stops
+ * the server and removes its `'temp'` directory itself (bin/ucp-storefront.mjs); directories of
+ * servers killed outright are swept by the next start (`sweepStaleSandboxes`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
