@@ -1,21 +1,78 @@
 #!/usr/bin/env node
 // `ucp-storefront` (docs/cli.md): the server and its commands are TypeScript run through tsx (a
 // dependency); this launcher registers tsx's loader, then hands argv to server/cli/main.ts.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { register } from 'tsx/esm/api';
 
-// Under `npx` / `npm exec`, npm runs us through `sh -c` and forwards SIGTERM/SIGINT to that shell,
-// which dies without passing them on: the server was left running, port still taken (issue 30).
-// So here, when the process that started us goes away, we stop as if sent SIGTERM (the server's
-// own clean stop, server/main.ts). Only under npm exec: `nohup node bin/… start &` may outlive
-// its shell on purpose.
-if (process.env.npm_command === 'exec' && process.ppid > 1) {
+/** Stops as if sent SIGTERM (the server's own clean stop, server/main.ts), once. */
+let stopping = false;
+function stopLikeSigterm() {
+  if (stopping) return;
+  stopping = true;
+  // Whoever read our output may be gone with the parent: a write to a closed pipe must not crash
+  // the clean stop (EPIPE would skip the database close and the temp directory's removal).
+  for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
+  process.kill(process.pid, 'SIGTERM');
+}
+
+// Started by startSandbox() (src/testing/sandbox.ts) with an IPC channel: the channel closes when
+// the process that started us ends, however it ends (SIGKILL included, on every platform), so the
+// server stops then instead of holding its port for ever (issue 39 point 9). No pid is watched.
+if (process.channel) {
+  process.channel.unref(); // the channel alone does not keep a stopped server alive
+  process.once('disconnect', stopLikeSigterm);
+} else if (process.env.npm_command && process.ppid > 1) {
+  // Under npm (`npx`, `npm exec`, `npm start`) npm runs us through `sh -c` and forwards SIGTERM/
+  // SIGINT to that shell, which dies without passing them on; and a SIGKILLed npm leaves the shell
+  // waiting on us, our parent unchanged. So we watch our parent and, when it is that shell, npm
+  // behind it: when either goes, we stop. (npm itself as our parent, `npm start`'s `exec node`, is
+  // watched alone: its own parent, a CI step's shell, may end while npm serves on purpose.) Only
+  // under npm: `nohup node bin/… start &` may outlive its shell on purpose.
   const parent = process.ppid;
+  const shell = processInfo(parent);
+  const grandparent = /^(sh|bash|dash|zsh|cmd(\.exe)?)$/i.test(shell.name) ? shell.ppid : 0;
   const watch = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (process.ppid === parent && (grandparent <= 1 || alive(grandparent))) return;
     clearInterval(watch);
-    process.kill(process.pid, 'SIGTERM');
+    stopLikeSigterm();
   }, 250);
   watch.unref();
+}
+
+// A throwaway data directory startSandbox() made for us (`UCP_SANDBOX_TEMP`): removed when we exit,
+// whether or not the caller's stop() runs (Ctrl-C to the whole process group, a killed test
+// process). Only a directory that is one of startSandbox's: under the temp dir, its name, its mark.
+const sandboxTemp = process.env.UCP_SANDBOX_TEMP;
+if (sandboxTemp) {
+  const dir = resolve(sandboxTemp);
+  const ours = dirname(dir) === resolve(tmpdir()) && basename(dir).startsWith('ucp-sandbox-') && existsSync(join(dir, 'ucp-sandbox.json'));
+  if (ours) process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** A process's command name and parent pid (`{name: '', ppid: 0}` when unreadable: Windows, no `ps`). */
+function processInfo(pid) {
+  try {
+    if (process.platform === 'linux') {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || 0 };
+    }
+    const [ppid, ...comm] = execFileSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(/\s+/);
+    return { name: basename(comm.join(' ')), ppid: Number(ppid) || 0 };
+  } catch {
+    return { name: '', ppid: 0 };
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
 }
 
 register();

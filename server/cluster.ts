@@ -11,56 +11,60 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { checkConfig, ConfigError, loadConfig, logJson } from './config.ts';
+import { checkConfig, ConfigError, loadConfig, logJson, type Config } from './config.ts';
 import { configureLog, log } from './lib/log.ts';
 import { useKeyEncryptionSecret } from './core/access/signing-keys.ts';
 import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { demoShops, startServer } from './server.ts';
 import { serveClusterMetrics } from './http/metrics-cluster.ts';
+import { notStarting } from './main.ts';
 
 interface Ready {
   type: 'ready';
   port: number;
 }
 
-async function primary(): Promise<void> {
+/** The settings, checked once here rather than per respawned worker; exits on a refusal. */
+function primarySettings(): { config: Config; workers: number } {
   const config = loadConfig();
   configureLog({ json: logJson(config) });
   try {
     checkConfig(config); // as each worker's startServer will: refuse once here, not per respawned worker
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    console.error(`Not starting: ${e.message}`);
-    process.exit(2);
+    notStarting(e, config);
   }
   useKeyEncryptionSecret(config.keyEncryptionSecret);
   const workers = config.workers ?? (config.databaseUrl ? availableParallelism() : 1);
-  if (!Number.isInteger(workers) || workers < 1) {
-    log.error('cluster', `WORKERS must be a positive integer (got '${workers}').`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(workers) || workers < 1) notStarting(new ConfigError(`WORKERS must be a positive integer (got '${config.workers}').`), config);
   if (workers > 1 && !config.databaseUrl) {
-    log.error(
-      'cluster',
-      `WORKERS=${workers} needs DATABASE_URL: the embedded database (${config.dataDir}) can be opened by one process only. ` +
-        'Set DATABASE_URL=postgres://... to run several processes, or use WORKERS=1 / npm start.',
+    notStarting(
+      new ConfigError(
+        `WORKERS=${workers} needs DATABASE_URL: the embedded database (${config.dataDir}) can be opened by one process only. ` +
+          'Set DATABASE_URL=postgres://... to run several processes, or use WORKERS=1 / npm start.',
+      ),
+      config,
     );
-    process.exit(2);
   }
+  return { config, workers };
+}
 
-  // Migrations and first-run seeds once, here, before any worker serves.
-  const db = await openDatabase(config).catch((e: unknown) => {
-    if (!(e instanceof ConfigError)) throw e;
-    console.error(`Not starting: ${e.message}`); // e.g. a DATABASE_URL that cannot work (db/hosts.ts)
-    process.exit(2);
-  });
+/** Migrations and first-run seeds once, here, before any worker serves; exits naming the cause when the database fails. */
+async function prepareOnce(config: Config): Promise<void> {
   try {
-    await prepareDatabase(db, { demo: demoShops(config), accounts: config.mode === 'development' });
-  } finally {
-    await db.destroy();
+    const db = await openDatabase(config); // a DATABASE_URL that cannot work is a ConfigError (db/hosts.ts)
+    try {
+      await prepareDatabase(db, { demo: demoShops(config), accounts: config.mode === 'development' });
+    } finally {
+      await db.destroy();
+    }
+  } catch (e) {
+    notStarting(e, config);
   }
+}
 
+/** Forks the workers, replaces one that dies (backing off when they pile up), announces once all are ready. */
+function superviseWorkers(config: Config, workers: number): { stopping: () => boolean; stop: () => void } {
   let stopping = false;
   let announced = false;
   const ready = new Set<number>();
@@ -96,21 +100,36 @@ async function primary(): Promise<void> {
     // A worker that cannot start at all should not spin: back off when restarts pile up.
     setTimeout(fork, restarts.length > 5 ? 5_000 : 100);
   });
-
-  // A scrape of any worker's /metrics is answered with every worker's (http/metrics-cluster.ts).
-  serveClusterMetrics();
   for (let i = 0; i < workers; i++) fork();
+  return {
+    stopping: () => stopping,
+    stop: () => {
+      stopping = true;
+    },
+  };
+}
 
+/** SIGINT/SIGTERM: SIGTERM to every worker (each stops cleanly), exit when all are gone or after 10 s. */
+function stopOnSignals(supervisor: { stopping: () => boolean; stop: () => void }): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
+      if (supervisor.stopping()) return;
+      supervisor.stop();
+      log.info('cluster', `${signal}: stopping the workers`);
       const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
       if (!alive.length) process.exit(0);
       for (const w of alive) w.process.kill('SIGTERM');
       setTimeout(() => process.exit(0), 10_000).unref();
     });
   }
+}
+
+async function primary(): Promise<void> {
+  const { config, workers } = primarySettings();
+  await prepareOnce(config);
+  // A scrape of any worker's /metrics is answered with every worker's (http/metrics-cluster.ts).
+  serveClusterMetrics();
+  stopOnSignals(superviseWorkers(config, workers));
 }
 
 async function worker(): Promise<void> {

@@ -135,11 +135,21 @@ function flag<T extends boolean | undefined>(env: NodeJS.ProcessEnv, name: strin
 export const DEVELOPMENT_KEY_ENCRYPTION_SECRET = 'ucp-storefront-development-key-encryption-secret (not for production)';
 /** Shortest KEY_ENCRYPTION_SECRET production accepts: `openssl rand -base64 32` gives 44 characters. */
 export const MIN_KEY_ENCRYPTION_SECRET_LENGTH = 32;
+/** Shortest METRICS_TOKEN production accepts (`openssl rand -hex 32` gives 64 characters); development takes any. */
+export const MIN_METRICS_TOKEN_LENGTH = 32;
 
-/** A positive number from the environment, or undefined (the setting's default applies). */
-function positive(value: string | undefined): number | undefined {
+/**
+ * A positive number from the environment; unset or empty: undefined (the setting's default
+ * applies). Anything else (`ten`, `5s`, `-1`, `0`) refuses to start, naming the setting, as every
+ * other setting does: a typo must not silently become the default (issue 39 point 16).
+ */
+function positive(env: NodeJS.ProcessEnv, name: string, problems: string[], unit = ''): number | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
   const n = Number(value);
-  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : undefined;
+  if (/^\d+(\.\d+)?$/.test(value) && n > 0) return n;
+  problems.push(`${name} must be a number above 0${unit ? ` (${unit})` : ''}; got "${value.slice(0, 40)}".`);
+  return undefined;
 }
 
 /** Unset or empty: undefined (the default applies); a whole number of milliseconds, 0 included; else a problem. */
@@ -183,10 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? '.data',
     databaseUrl: env.DATABASE_URL || undefined,
     durableCommits: flag(env, 'UCP_DURABLE_COMMITS', true, problems),
-    pgPoolSize: positive(env.PG_POOL_SIZE),
-    pgConnectTimeoutMs: positive(env.PG_CONNECT_TIMEOUT_MS),
+    pgPoolSize: positive(env, 'PG_POOL_SIZE', problems, 'connections'),
+    pgConnectTimeoutMs: positive(env, 'PG_CONNECT_TIMEOUT_MS', problems, 'milliseconds'),
     pgQueryTimeoutMs: milliseconds(env, 'PG_QUERY_TIMEOUT_MS', problems),
-    randomPageCost: positive(env.PG_RANDOM_PAGE_COST),
+    randomPageCost: positive(env, 'PG_RANDOM_PAGE_COST', problems),
     trustProxy: flag(env, 'TRUST_PROXY', false, problems),
     mode: production ? 'production' : 'development',
     // Never in production, whatever the setting says (docs/access.md).
@@ -203,9 +213,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env, 'SEED_DEMO', undefined, problems),
     workers: env.WORKERS === undefined ? undefined : Number(env.WORKERS),
     keyEncryptionSecret: env.KEY_ENCRYPTION_SECRET || undefined,
-    searchIndexCheckMs: positive(env.SEARCH_INDEX_CHECK_MS),
+    searchIndexCheckMs: positive(env, 'SEARCH_INDEX_CHECK_MS', problems, 'milliseconds'),
     searchIndexBudgetMb: megabytes(env.SEARCH_INDEX_BUDGET_MB),
-    webhooks: { pollMs: positive(env.WEBHOOK_POLL_MS), retryBaseMs: positive(env.WEBHOOK_RETRY_BASE_MS), maxAttempts: positive(env.WEBHOOK_MAX_ATTEMPTS), leaseMs: positive(env.WEBHOOK_LEASE_MS) },
+    webhooks: {
+      pollMs: positive(env, 'WEBHOOK_POLL_MS', problems, 'milliseconds'),
+      retryBaseMs: positive(env, 'WEBHOOK_RETRY_BASE_MS', problems, 'milliseconds'),
+      maxAttempts: positive(env, 'WEBHOOK_MAX_ATTEMPTS', problems),
+      leaseMs: positive(env, 'WEBHOOK_LEASE_MS', problems, 'milliseconds'),
+    },
     ...(problems.length ? { settingProblems: problems } : {}),
   };
 }
@@ -252,6 +267,11 @@ export function checkConfig(config: Config): void {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) problems.push(`PORT must be a port number, 0-65535 (0: any free port); got ${config.port}.`);
   const secret = keyEncryptionSecretProblem(config);
   if (secret) problems.push(secret);
+  if (config.mode === 'production' && config.metricsToken !== undefined && config.metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    problems.push(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters in production (got ${config.metricsToken.length}): it is the one secret between /metrics and the internet. Make one with: openssl rand -hex 32`,
+    );
+  }
   // Migrations at start hold one connection for their lock and run on another (server/seed/prepare.ts).
   if (config.pgPoolSize !== undefined && (!Number.isInteger(config.pgPoolSize) || config.pgPoolSize < 2)) {
     problems.push(`PG_POOL_SIZE must be a whole number of at least 2: migrations at start hold one connection for their lock while they run on another (got ${config.pgPoolSize}).`);

@@ -5,8 +5,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { startServer } from './server.ts';
-import { ConfigError, type Config } from './config.ts';
-import { log as serverLog } from './lib/log.ts';
+import { ConfigError, loadConfig, logJson, type Config } from './config.ts';
+import { configureLog, log as serverLog } from './lib/log.ts';
+import { describeStartFailure } from './db/start-failure.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
 import { DEMO_FIXTURES } from './seed/fixtures.ts';
 import { demoAgentProfileUrl } from './core/shops/ucp-profile.ts';
@@ -15,13 +16,33 @@ import { allowInsecureProfiles } from './http/authenticate.ts';
 /** Shops the start-up banner lists by name. */
 const BANNER_SHOPS = 20;
 
-export async function main(overrides: Partial<Config> = {}, log: (line: string) => void = (line) => serverLog.plain(line)) {
-  const running = await startServer(overrides).catch((e: unknown) => {
-    if (!(e instanceof ConfigError)) throw e;
-    // One plain line for the person starting it (no timestamp, no stack): what to set, then exit 2.
-    console.error(`Not starting: ${e.message}`);
+/**
+ * The one line a server that cannot start writes, then its exit: a setting refused (2), the
+ * database unreachable, refusing us or missing (1, start-failure.ts), anything else (1, with its
+ * stack: a bug). In production a JSON line in the log stream (`scope: "start"`, a `cause` to alert
+ * on); in development a plain sentence for the person starting it, no timestamp and no stack.
+ */
+export function notStarting(e: unknown, config: Pick<Config, 'mode' | 'accessLog' | 'databaseUrl'>): never {
+  const json = logJson(config);
+  configureLog({ json });
+  if (e instanceof ConfigError) {
+    if (json) serverLog.error('start', `Not starting: ${e.message}`, { cause: 'setting' });
+    else console.error(`Not starting: ${e.message}`);
     process.exit(2);
-  });
+  }
+  const known = describeStartFailure(e, config.databaseUrl);
+  if (known && json) serverLog.error('start', `Not starting: ${known.sentence}`, { cause: known.cause });
+  else if (known) console.error(`Not starting: ${known.sentence}`);
+  else serverLog.error('start', 'Not starting: the server failed to start', { err: e });
+  process.exit(1);
+}
+
+export async function main(overrides: Partial<Config> = {}, sink: (line: string) => void = (line) => serverLog.plain(line)) {
+  const settings = { ...loadConfig(), ...overrides };
+  const running = await startServer(overrides).catch((e: unknown) => notStarting(e, settings));
+  // In production (and with ACCESS_LOG=1) every line is JSON, the banner and the stop lines too,
+  // whoever asked for them (the CLI passes its own output): a log collector reads one format.
+  const log = logJson(settings) ? (line: string) => serverLog.plain(line) : sink;
   const { port, config } = running;
   // A platform of thousands of shops lists the first few: start time does not grow with the shops.
   const shops = await running.db.selectFrom('shops').select(['domain', 'protocol_enabled']).orderBy('domain').limit(BANNER_SHOPS + 1).execute();
@@ -77,7 +98,7 @@ export function stopOnSignals(running: { close(): Promise<void> }, log: (line: s
         process.exit(0);
       },
       (e: unknown) => {
-        console.error('Stopping failed:', e);
+        serverLog.error('stop', 'stopping failed', { err: e });
         process.exit(1);
       },
     );

@@ -32,6 +32,14 @@ describe('server/cluster.ts on the embedded database', () => {
     expect(out).toMatch(/^Not starting: DATABASE_URL: target_session_attrs=standby would pick a server this storefront cannot write to/);
     expect(out).not.toMatch(/hunter2|    at /);
   });
+
+  it('a database that cannot be reached: the primary says so in one line and exits 1, no stack (issue 39 point 16)', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, WORKERS: '2', PORT: '0', DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:1/ucp' };
+    const { code, out } = await runCluster(env);
+    expect(code).toBe(1);
+    expect(out.trim()).toMatch(/^Not starting: PostgreSQL at 127\.0\.0\.1:1 cannot be reached \(ECONNREFUSED\)/);
+    expect(out).not.toMatch(/hunter2|    at |migration/);
+  });
 });
 
 async function runCluster(env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {

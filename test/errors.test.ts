@@ -23,8 +23,7 @@ const KINDS: ErrorKind[] = ['malformed', 'invalid', 'too_large', 'unsupported_me
 /**
  * Errors that are not request failures, so outside the family: a process that cannot start or a
  * command line that is wrong (they end a process with a message), a network refusal inside the
- * fetch stack, each transport's own wire representation, and a catalog file that is not JSON (read
- * by the seed command from disk, never from a request).
+ * fetch stack, and each transport's own wire representation.
  */
 const OUTSIDE_THE_FAMILY = new Set([
   'server/core/shared/errors.ts DomainError',
@@ -33,7 +32,6 @@ const OUTSIDE_THE_FAMILY = new Set([
   'server/cli/cli.ts CliError',
   'server/db/data-dir-lock.ts DataDirInUse',
   'server/lib/public-fetch.ts NonPublicAddressError',
-  'server/lib/json-text.ts JsonSyntaxError',
   'server/mcp/errors.ts McpProtocolError',
   'src/embedded/rpc.ts RpcError',
 ]);

@@ -19,6 +19,8 @@ import { isUnavailable } from '../server/core/shared/errors.ts';
 import { openDatabase, type DB } from '../server/db/index.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { createTestDatabase, startPostgresPair, type PostgresPair } from './support/postgres.ts';
+import { startTestServer } from './support/server.ts';
+import { configureLog, resetLog } from '../server/lib/log.ts';
 
 async function onPrimary(pair: PostgresPair, ...statements: string[]): Promise<void> {
   const c = new pg.Client({ connectionString: pair.primary.url.replace(/\/ucp$/, '/postgres') });
@@ -110,6 +112,38 @@ describe('failover between a primary and a hot standby', () => {
   it('the same with one host (a managed service endpoint whose DNS name now points at a reader)', async () => {
     await readOnlyRoundTrip((db) => `${pair.primary.url.replace(/\/ucp$/, `/${db}`)}?target_session_attrs=read-write`, /PostgreSQL host 127\.0\.0\.1:\d+ is read-only/);
   }, 60_000);
+
+  it('a lost synchronous standby: /readyz answers 503 naming it within seconds, the log names the cause, and 200 again once it is back (issue 39 point 15)', async () => {
+    const lines: string[] = [];
+    const s = await startTestServer({ databaseUrl: (await createTestDatabase(pair.primary.url)).url, seedDemo: false });
+    configureLog({ json: true, write: (_level, line) => lines.push(line) });
+    const readyz = async () => {
+      const r = await s.req('localhost', 'GET', '/readyz');
+      return { status: r.status, body: r.body };
+    };
+    try {
+      expect(await readyz()).toEqual({ status: 200, body: { status: 'ok' } });
+      await pair.killStandby();
+      const t0 = Date.now();
+      let r = await readyz();
+      while (r.status === 200 && Date.now() - t0 < 15_000) r = await readyz();
+      expect(r).toEqual({ status: 503, body: { status: 'writes_blocked', cause: 'sync_standby_lost' } });
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.scope === 'readiness');
+      expect(logged).toMatchObject({ level: 'error', msg: 'not ready: writes do not commit', cause: 'sync_standby_lost', detail: expect.stringMatching(/none is connected \(synchronous_standby_names = '.+'\)/) });
+      // The probe cancelled its own waiting commit: its connection is not left stuck in the pool.
+      const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event = 'SyncRep'`.execute(s.db);
+      expect(waiting.rows[0].n).toBe(0);
+      await pair.restartStandby();
+      const t1 = Date.now();
+      while ((r = await readyz()).status !== 200 && Date.now() - t1 < 60_000) await new Promise((res) => setTimeout(res, 200));
+      expect(r.status).toBe(200);
+      expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ scope: 'readiness', msg: 'ready again: writes commit', after: 'sync_standby_lost' }));
+    } finally {
+      resetLog();
+      await s.close();
+    }
+  }, 180_000);
 
   it('kill -9 of the primary, promote of the standby: the same server process recovers, 503s meanwhile, no acknowledged cart lost', async () => {
     const r = await failoverDuringWrites({ sync: true, pair, seconds: 1, servers: 1, clients: 2, detectMs: 500 });

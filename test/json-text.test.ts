@@ -1,6 +1,9 @@
-/** JSON errors a person can act on (server/lib/json-text.ts): line and column, not V8's offset. */
+/** JSON errors a person can act on (server/core/shared/json-text.ts): line and column, not V8's offset; one of the error family. */
 import { describe, expect, it } from 'vitest';
-import { JsonSyntaxError, parseJsonText } from '../server/lib/json-text.ts';
+import { JsonSyntaxError, parseJsonText } from '../server/core/shared/json-text.ts';
+import { DomainError, ERROR_CODES } from '../server/core/shared/errors.ts';
+import { renderError } from '../server/http/errors.ts';
+import { Hono } from 'hono';
 
 const error = (text: string) => {
   try {
@@ -23,5 +26,24 @@ describe('parseJsonText', () => {
 
   it('reads a file an editor saved with a byte order mark', () => {
     expect(parseJsonText('\ufeff{"a": 1}')).toEqual({ a: 1 });
+  });
+
+  it('is a DomainError (kind malformed, code invalid_json): an edge answers it 400 with the line and column', async () => {
+    let thrown: unknown;
+    try {
+      parseJsonText('{\n  "a": 1,\n  "b" 2\n}');
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(DomainError);
+    expect(thrown).toMatchObject({ kind: 'malformed', code: ERROR_CODES.invalidJson, line: 3, column: 7 });
+    const app = new Hono();
+    app.get('/', () => {
+      throw thrown;
+    });
+    app.onError(renderError);
+    const res = await app.request('/');
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('invalid JSON at line 3, column 7');
   });
 });

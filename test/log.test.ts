@@ -4,7 +4,8 @@
  * case runs the real webhook worker against a database that is gone.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { configureLog, log, resetLog, type Level } from '../server/lib/log.ts';
+import { configureLog, flushRepeats, log, resetLog, type Level } from '../server/lib/log.ts';
+import { databaseRecovered, inOutage, requestUnavailable } from '../server/lib/outage.ts';
 import { logJson, loadConfig } from '../server/config.ts';
 import { openDatabase } from '../server/db/index.ts';
 import { startWebhookWorker } from '../server/core/orders/webhooks.ts';
@@ -150,4 +151,42 @@ describe('requests while the database is gone', () => {
       await s.close().catch(() => {});
     }
   }, 90_000);
+});
+
+describe('an outage told in the log (issue 39 point 17)', () => {
+  it('503s counted, then at recovery their last count at once (not a window later) and one line saying it is over', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-27T05:00:00.000Z') });
+    const lines = capture(true, 60_000);
+    databaseRecovered('a new connection'); // no outage open: nothing to say
+    expect(lines).toHaveLength(0);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    for (let i = 0; i < 9; i++) {
+      requestUnavailable('rest', refused);
+      vi.advanceTimersByTime(500);
+    }
+    expect(inOutage()).toBe(true);
+    expect(lines).toHaveLength(1);
+    databaseRecovered('a new connection', { host: 'db2:5432' });
+    const entries = lines.map((l) => JSON.parse(l.line));
+    expect(entries).toEqual([
+      expect.objectContaining({ level: 'error', scope: 'rest', msg: 'database unavailable: answered 503', err: expect.objectContaining({ code: 'ECONNREFUSED' }) }),
+      expect.objectContaining({ scope: 'rest', msg: 'database unavailable: answered 503', repeated: 8, t: '2026-11-27T05:00:04.500Z' }),
+      expect.objectContaining({ level: 'info', scope: 'db', msg: 'database reachable again', how: 'a new connection', host: 'db2:5432', outage_s: 4.5, requests_answered_503: 9 }),
+    ]);
+    expect(inOutage()).toBe(false);
+    databaseRecovered('a new connection'); // once per outage
+    vi.advanceTimersByTime(120_000); // nothing left to flush at the window's end either
+    expect(lines).toHaveLength(3);
+  });
+
+  it('flushRepeats writes every pending count now and forgets the sites', () => {
+    vi.useFakeTimers();
+    const lines = capture(false, 60_000);
+    for (let i = 0; i < 3; i++) log.error('webhooks', 'worker pass failed', { err: new Error('x') });
+    for (let i = 0; i < 2; i++) log.warn('metrics', 'slow', {});
+    flushRepeats();
+    expect(lines.map((l) => l.line.match(/repeated (\d+) time/)?.[1])).toEqual([undefined, undefined, '2', '1']);
+    log.error('webhooks', 'worker pass failed', { err: new Error('x') });
+    expect(lines).toHaveLength(5); // written again: the site was forgotten
+  });
 });

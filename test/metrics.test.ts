@@ -3,12 +3,15 @@
  * transport the series are there with bounded labels, histograms move, 429s are counted, the
  * gauges answer; only the platform's address serves it, and the token rule holds.
  */
+import { METHODS, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { has, parseMetrics, valueOf, type Sample } from './support/metrics.ts';
 import { demoAgentProfileUrl } from '../server/core/shops/ucp-profile.ts';
 import { sql } from 'kysely';
 import { forgetCachedShops } from '../server/core/shops/shops.ts';
+import { checkConfig, loadConfig } from '../server/config.ts';
+import { requestFrom } from './support/from-address.ts';
 
 const SHOP = 'demo.localhost';
 const CART = { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] };
@@ -114,6 +117,30 @@ describe('metrics in development (no token: open)', () => {
     expect(has(m, 'ucp_db_group_commit_size_count')).toBe(true);
   });
 
+  it('a sweep of every method Node parses adds a bounded number of series: anything but the standard methods is `other`', async () => {
+    const operations = (m: Sample[]) => new Set(m.filter((x) => x.name === 'ucp_requests_total').map((x) => `${x.labels.transport} ${x.labels.operation} ${x.labels.status}`));
+    const before = operations(await scrape(s));
+    const send = (method: string, path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const r = request({ port: s.port, host: '127.0.0.1', method, path, headers: { host: `${SHOP}:${s.port}`, connection: 'close' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        r.on('error', reject);
+        r.end();
+      });
+    // CONNECT is not a request to this server (Node's 'connect' event): the socket just closes.
+    const swept = METHODS.filter((m) => m !== 'CONNECT');
+    expect(swept.length).toBeGreaterThan(30);
+    for (const method of swept) for (const path of ['/some/page-1', '/api/ucp/carts/cart_nope']) expect(await send(method, path), `${method} ${path}`).toBeLessThan(500);
+    const added = [...operations(await scrape(s))].filter((o) => !before.has(o));
+    const methods = new Set(added.map((o) => o.split(' ')[1]));
+    for (const m of methods) expect(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'other', 'unmatched'], m).toContain(m);
+    expect(methods.has('other')).toBe(true);
+    // 2 paths × (7 methods + other) × a few statuses at most, not 2 × 33.
+    expect(added.length).toBeLessThanOrEqual(2 * 8 * 2);
+  });
+
   it('only the platform address serves /metrics: a shop\'s /metrics is a 404 that shows nothing', async () => {
     for (const host of [SHOP, 'other.localhost']) {
       const r = await s.req(host, 'GET', '/metrics');
@@ -166,7 +193,7 @@ describe('the token rule', () => {
   });
 
   it('production with METRICS_TOKEN: 401 + WWW-Authenticate without or with a wrong token, 200 with it', async () => {
-    const token = 'm3trics-t0ken-for-tests';
+    const token = 'm3trics-t0ken-for-tests-0123456789abcdef';
     const s = await startTestServer({ mode: 'production', metricsToken: token, seedDemo: true });
     try {
       const none = await s.req('localhost', 'GET', '/metrics');
@@ -183,6 +210,34 @@ describe('the token rule', () => {
       expect(has(m, 'ucp_requests_total')).toBe(true); // the 401s above were counted
       // A shop cannot be used to reach it, token or not.
       expect((await s.req(SHOP, 'GET', '/metrics', undefined, { authorization: `Bearer ${token}` })).status).toBe(404);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('production refuses a METRICS_TOKEN shorter than 32 characters, by name; development takes any (issue 39 point 8)', async () => {
+    await expect(startTestServer({ mode: 'production', metricsToken: 'x'.repeat(31) })).rejects.toThrow(/^METRICS_TOKEN must be at least 32 characters in production \(got 31\).*openssl rand -hex 32/);
+    expect(() => checkConfig(loadConfig({ NODE_ENV: 'production', AUTH_URL: 'https://a.example', KEY_ENCRYPTION_SECRET: 'k'.repeat(44), METRICS_TOKEN: 'm'.repeat(32) }))).not.toThrow();
+    expect(() => checkConfig(loadConfig({ METRICS_TOKEN: 'short' }))).not.toThrow();
+  });
+
+  it('wrong tokens spend a failure budget per address: after 20, 429 + Retry-After even for the right token; another address is unaffected (issue 39 point 8)', async () => {
+    const token = 'm'.repeat(40);
+    const s = await startTestServer({ mode: 'production', metricsToken: token });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 25; i++) statuses.push((await s.req('localhost', 'GET', '/metrics', undefined, { authorization: `Bearer guess-${i}` })).status);
+      expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+      expect(statuses.slice(20)).toEqual(Array(5).fill(429));
+      const right = await s.req('localhost', 'GET', '/metrics', undefined, { authorization: `Bearer ${token}` });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+      expect(right.text).not.toContain('ucp_');
+      // Another address (Prometheus) is not refused for those guesses; a missing token is a
+      // misconfigured scraper, not a guess: it spends nothing.
+      const from = (headers: Record<string, string> = {}) => requestFrom({ port: s.port, from: '127.0.3.1', host: 'localhost', method: 'GET', path: '/metrics', headers });
+      for (let i = 0; i < 25; i++) expect((await from()).status).toBe(401);
+      expect((await from({ authorization: `Bearer ${token}` })).status).toBe(200);
     } finally {
       await s.close();
     }

@@ -93,7 +93,7 @@ describe('readiness follows the database and shutdown', () => {
       await destroy(); // the database stops under a running server
       const r = await t.req('localhost', 'GET', '/readyz');
       expect(r.status).toBe(503);
-      expect(r.body).toEqual({ status: 'database_unavailable' });
+      expect(r.body).toEqual({ status: 'database_unavailable', cause: 'database_unavailable' });
       expect(r.headers['retry-after']).toBe('2');
       expect((await t.req('localhost', 'GET', '/livez')).status).toBe(200);
     } finally {

@@ -169,12 +169,14 @@ describe('production start', () => {
       // The CLI writes what the server reads (signing keys): it refuses the same way.
       run(['keys', 'rotate', '--shop', 'shop_demo'], env({ NODE_ENV: 'production' })),
     ]);
+    // Production writes JSON lines only, the refusal too (issue 39 point 17): one line, its cause.
     expect(none.code).toBe(2);
-    expect(none.out).toMatch(/^Not starting: KEY_ENCRYPTION_SECRET is required in production/m);
-    expect(none.out).toContain('openssl rand -base64 32');
+    const [line, ...more] = none.out.trim().split('\n');
+    expect(more).toEqual([]);
+    expect(JSON.parse(line)).toMatchObject({ level: 'error', scope: 'start', cause: 'setting', msg: expect.stringMatching(/^Not starting: KEY_ENCRYPTION_SECRET is required in production.*openssl rand -base64 32/) });
     expect(none.out).not.toMatch(/\n\s+at /); // no stack trace
     expect(short.code).toBe(2);
-    expect(short.out).toMatch(/KEY_ENCRYPTION_SECRET must be a random string of at least 32 characters/);
+    expect(JSON.parse(short.out.trim()).msg).toMatch(/KEY_ENCRYPTION_SECRET must be a random string of at least 32 characters/);
     expect(keys.code).toBe(1);
     expect(keys.out).toMatch(/KEY_ENCRYPTION_SECRET is required in production/);
   }, 120_000);
@@ -188,6 +190,11 @@ describe('production start', () => {
     s.child.kill('SIGINT'); // Ctrl-C, straight to node: no npm, no shell
     expect(await s.exited, s.out()).toEqual({ code: 0, signal: null });
     expect(s.out()).toMatch(/SIGINT: stopping[\s\S]*Stopped\./);
+    // Every line of production's output is JSON (the banner and the stop lines too: issue 39 point 17).
+    const lines = s.out().trim().split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const l of lines) expect(() => JSON.parse(l), l).not.toThrow();
+    expect(lines.map((l) => JSON.parse(l).msg)).toContainEqual(expect.stringMatching(/^SIGINT: stopping/));
     expect(await portIsFree(s.port)).toBe(true);
   }, 180_000);
 });

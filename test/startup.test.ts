@@ -2,7 +2,8 @@
  * What a fresh database gets at start (server/server.ts, server/seed/prepare.ts): demo shops in
  * development; nothing in production unless SEED_DEMO=1 asks for them.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,3 +137,82 @@ describe('the OAuth issuer never follows a stranger\'s Host header in production
     }
   });
 });
+
+/**
+ * A PostgreSQL server that refuses every connection with `code` (its ErrorResponse right after the
+ * startup message), as a real one does for a wrong password (28P01) or a missing database (3D000).
+ */
+async function refusingPostgres(code: string, message: string): Promise<{ server: TcpServer; port: number }> {
+  const field = (t: string, v: string) => Buffer.concat([Buffer.from(t), Buffer.from(v), Buffer.from([0])]);
+  const body = Buffer.concat([field('S', 'FATAL'), field('V', 'FATAL'), field('C', code), field('M', message), Buffer.from([0])]);
+  const len = Buffer.alloc(4);
+  len.writeInt32BE(body.length + 4);
+  const reply = Buffer.concat([Buffer.from('E'), len, body]);
+  const server = createTcpServer((socket) => socket.once('data', () => socket.end(reply)));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+/** Runs server/main.ts to its exit; its output, every line. */
+function runServer(env: NodeJS.ProcessEnv): Promise<{ code: number | null; lines: string[] }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.once('exit', (code) => resolve({ code, lines: out.split('\n').filter((l) => l.trim()) }));
+  });
+}
+
+describe('a database that fails the start (issue 39 point 16)', () => {
+  it('down, wrong password, missing database: one line naming the cause (JSON in production), exit 1, no stack, no blank migration name', async () => {
+    const auth = await refusingPostgres('28P01', 'password authentication failed for user "shop"');
+    const missing = await refusingPostgres('3D000', 'database "shopdb" does not exist');
+    const down = await freeClosedPort();
+    const cases = [
+      { url: `postgres://shop:hunter2@127.0.0.1:${down}/shopdb`, cause: 'database_unreachable', words: new RegExp(`^Not starting: PostgreSQL at 127\\.0\\.0\\.1:${down} cannot be reached \\(ECONNREFUSED\\): is it running`) },
+      { url: `postgres://shop:hunter2@127.0.0.1:${auth.port}/shopdb`, cause: 'database_auth_failed', words: /^Not starting: PostgreSQL at 127\.0\.0\.1:\d+ refused user "shop" \(password authentication failed for user "shop"\): check DATABASE_URL's user and password\.$/ },
+      { url: `postgres://shop:hunter2@127.0.0.1:${missing.port}/shopdb`, cause: 'database_missing', words: /^Not starting: PostgreSQL at 127\.0\.0\.1:\d+ has no database "shopdb": create it \(createdb shopdb\)/ },
+    ];
+    const production = { NODE_ENV: 'production', AUTH_URL: 'https://accounts.example.com', KEY_ENCRYPTION_SECRET: 'k'.repeat(44) };
+    try {
+      const runs = await Promise.all(cases.flatMap((c) => [runServer({ ...production, DATABASE_URL: c.url }), runServer({ NODE_ENV: 'development', DATABASE_URL: c.url })]));
+      cases.forEach((c, i) => {
+        const [prod, dev] = [runs[2 * i], runs[2 * i + 1]];
+        expect(prod.code, c.cause).toBe(1);
+        expect(prod.lines, c.cause).toHaveLength(1);
+        const line = JSON.parse(prod.lines[0]);
+        expect(line).toMatchObject({ level: 'error', scope: 'start', cause: c.cause });
+        expect(line.msg).toMatch(c.words);
+        expect(dev.code, c.cause).toBe(1);
+        expect(dev.lines, c.cause).toHaveLength(1);
+        expect(dev.lines[0]).toMatch(c.words);
+        for (const out of [prod.lines.join('\n'), dev.lines.join('\n')]) {
+          expect(out).not.toMatch(/\n\s+at |hunter2|migration  failed/);
+        }
+      });
+    } finally {
+      auth.server.close();
+      missing.server.close();
+    }
+  }, 120_000);
+
+  it('PG_POOL_SIZE=ten, PG_CONNECT_TIMEOUT_MS=5s, SEARCH_INDEX_CHECK_MS=fast and the other numbers are refused by name, not replaced by defaults', () => {
+    for (const [name, bad] of [['PG_POOL_SIZE', 'ten'], ['PG_CONNECT_TIMEOUT_MS', '5s'], ['SEARCH_INDEX_CHECK_MS', 'fast'], ['PG_RANDOM_PAGE_COST', 'low'], ['WEBHOOK_POLL_MS', '-1'], ['WEBHOOK_MAX_ATTEMPTS', '0'], ['WEBHOOK_LEASE_MS', '1e3'], ['WEBHOOK_RETRY_BASE_MS', 'x']]) {
+      expect(() => checkConfig(loadConfig({ [name]: bad })), name).toThrow(new RegExp(`^${name} must be a number above 0.*got "${bad}"`));
+    }
+    expect(loadConfig({ PG_CONNECT_TIMEOUT_MS: ' 5000 ', SEARCH_INDEX_CHECK_MS: '', PG_RANDOM_PAGE_COST: '1.1' })).toMatchObject({ pgConnectTimeoutMs: 5000, searchIndexCheckMs: undefined, randomPageCost: 1.1 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, PG_POOL_SIZE: 'ten', DATA_DIR: 'memory://', PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^Not starting: PG_POOL_SIZE must be a number above 0 \(connections\); got "ten"\.$/m);
+  });
+});
+
+/** A port nothing listens on (bound, then closed). */
+async function freeClosedPort(): Promise<number> {
+  const s = createTcpServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}

@@ -154,7 +154,12 @@ async function judge(o: Outcome): Promise<ScenarioResult> {
   for (const [i, s] of o.servers.entries()) {
     const first = answers.filter(([at, port, st]) => port === s.port && st === 201 && at >= o.promotedAt).sort((a, b) => a[0] - b[0])[0];
     const same = s.child.exitCode === null && s.child.signalCode === null && s.child.pid === o.pids[i];
-    check(same && Number.isFinite(o.ready[i]) && !!first, `server ${i + 1} (same process, same DATABASE_URL) ready ${ms(o.ready[i])} after the promote; first cart acknowledged after ${first ? ms(first[0] - o.promotedAt) : '?'}`, `server ${i + 1} did not recover by itself within 30 s of the promote (${same ? 'still running' : 'process gone'})\n${s.output().slice(-600)}`);
+    check(same && Number.isFinite(o.ready[i]) && !!first, `server ${i + 1} (same process, same DATABASE_URL) ready ${ms(o.ready[i])} after the promote; first cart acknowledged after ${first ? ms(first[0] - o.promotedAt) : '?'}`, `server ${i + 1} did not recover by itself within 30 s of the promote (${same ? 'still running' : 'process gone'})\n${s.output().slice(-600)}`);    // The outage in the server's own log (issue 39 point 17): the 503s it answered, the new primary
+    // by name, and the recovery with its count, in that order.
+    const out = s.output();
+    const newPrimary = new URL(o.pair.standby.url).host;
+    const told = [out.indexOf('database unavailable: answered 503'), out.indexOf(`PostgreSQL host ${newPrimary} is now the read-write host`), out.indexOf('database reachable again')];
+    check(told.every((at, k) => at >= 0 && (k === 0 || at > told[k - 1])), `server ${i + 1}'s log tells the outage: its 503s, ${newPrimary} the read-write host now, the recovery`, `server ${i + 1}'s log does not tell the outage in order (503s, new primary, recovery at ${told.join(', ')})\n${out.slice(-1200)}`);
   }
   const onNew = await present(o.pair.standby.url, acked.map(([id]) => id));
   const lost = acked.filter(([id]) => !onNew.has(id));

@@ -17,6 +17,7 @@
  * the wait.
  */
 import pg from 'pg';
+import { log } from '../lib/log.ts';
 import { hostLabel, parseDatabaseUrl, type DatabaseTarget, type HostPort, type SessionAttrs } from './hosts.ts';
 
 /** After a probe pass found no host, connections fail with its error for this long, then probe again. */
@@ -65,6 +66,8 @@ export class HostSelector {
   #start = 0;
   #pass: Promise<HostPort> | undefined;
   #failed: { at: number; error: Error } | undefined;
+  /** The host last chosen, kept when it is forgotten: a different one chosen later is a failover. */
+  #chosen: number | undefined;
 
   constructor(
     readonly target: DatabaseTarget,
@@ -94,7 +97,11 @@ export class HostSelector {
       const i = (this.#start + k) % hosts.length;
       const why = await this.#check(hosts[i], sessionAttrs);
       if (why === null) {
-        this.#good = this.#start = i;
+        // A host other than the last one chosen: after a failover, the operator reads where writes go now.
+        if (this.#chosen !== undefined && this.#chosen !== i) {
+          log.info('db', `PostgreSQL host ${hostLabel(hosts[i])} is now ${sessionAttrs === 'any' ? 'the one answering' : `the ${sessionAttrs} host`}`, { host: hostLabel(hosts[i]), previous: hostLabel(hosts[this.#chosen]) });
+        }
+        this.#good = this.#start = this.#chosen = i;
         this.#failed = undefined;
         return hosts[i];
       }

@@ -8,6 +8,7 @@ import type { Database } from './schema.ts';
 import { EmbeddedDatabase, PGliteDialect } from './pglite-dialect.ts';
 import { migrations } from './migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { databaseRecovered } from '../lib/outage.ts';
 import { log } from '../lib/log.ts';
 
 export type DB = Kysely<Database>;
@@ -109,7 +110,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     // A checked-out connection (e.g. inside a transaction, between two queries) that the server
     // drops emits 'error' on the client itself: without a listener the process would crash. Its
     // next query fails instead (503), and the pool discards the broken client on release.
-    pool.on('connect', (client) => client.on('error', (e) => log.error('db', 'connection lost', { err: e })));
+    pool.on('connect', (client) => {
+      client.on('error', (e) => log.error('db', 'connection lost', { err: e }));
+      // A new connection after requests were answered 503: the outage is over (lib/outage.ts).
+      databaseRecovered('a new connection', { host: `${client.host}:${client.port}` });
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     poolSizes.set(db.getExecutor().adapter, pool.options.max);
     loads.set(db.getExecutor().adapter, { load: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }) });
@@ -144,6 +149,9 @@ export async function migrateToLatest(db: DB): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    // No migration named: none ran (the database could not be reached, or refused us) — say so,
+    // and keep the database's error as the cause (server/db/start-failure.ts reads its code).
+    const what = failed ? `migration ${failed.migrationName} failed` : 'migrations could not run';
+    throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

@@ -54,3 +54,23 @@ export function bucketStoreFor(db: DB): BucketStore {
   if (!s) stores.set(db, (s = isSingleWriter(db) ? new MemoryBucketStore() : new DatabaseBucketStore(db)));
   return s;
 }
+
+/**
+ * Failure budgets: token buckets that only failures drain, so honest traffic never pays. `wait`
+ * is checked before the work (a throttled caller costs no password hashing) and answers the
+ * seconds until the first exhausted budget has room again, or 0; `fail` charges one failure to
+ * every budget. Buckets are shared by every process on one PostgreSQL database (bucketStoreFor).
+ * Used by the sign-in forms and the token endpoint (oauth/budgets.ts) and the metrics token.
+ */
+export const failures = {
+  async wait(db: DB, budgets: Array<[key: string, policy: BucketPolicy]>): Promise<number> {
+    for (const [key, policy] of budgets) {
+      const r = await bucketStoreFor(db).take(key, policy, Date.now(), 0);
+      if (r.remaining < 1) return Math.ceil(1 / policy.refillPerSecond); // at most one refill period
+    }
+    return 0;
+  },
+  async fail(db: DB, budgets: Array<[key: string, policy: BucketPolicy]>): Promise<void> {
+    for (const [key, policy] of budgets) await bucketStoreFor(db).take(key, policy, Date.now(), 1);
+  },
+};

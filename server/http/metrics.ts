@@ -21,6 +21,8 @@ import { safeEqual } from '../lib/crypto.ts';
 import { BATCH_BUCKETS, webhookAttempts, rateLimitedTotal, registry, requestDuration, requestsTotal, scrapedCounter, scrapedGauge } from '../lib/metrics.ts';
 import { log } from '../lib/log.ts';
 import type { AppEnv } from './env.ts';
+import { failures } from './db-bucket-store.ts';
+import type { BucketPolicy } from './rate-limit.ts';
 import { clusterMetricsText, joinClusterMetrics } from './metrics-cluster.ts';
 
 const TRANSPORTS = ['rest', 'mcp', 'graphql', 'merchant', 'oauth', 'other'] as const;
@@ -82,11 +84,20 @@ function seriesFor(transport: Transport, method: string, route: string): Series 
   return s;
 }
 
+/**
+ * The methods an operation label names as they are; Node parses 34 (PROPFIND, M-SEARCH, …) and any
+ * client may send them, so every other one is `other`: a sweep of methods adds one series per route,
+ * not 27 (issue 39 point 6). CONNECT never gets here (Node hands it to the server's 'connect'
+ * event, which this server does not serve); TRACE is answered like any unknown method, so `other`.
+ */
+const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const methodLabel = (method: string | undefined) => (method && STANDARD_METHODS.has(method) ? method : 'other');
+
 function finished(req: IncomingMessage, res: ServerResponse, m: Meter): void {
   const seconds = (performance.now() - m.start) / 1000;
   const transport = transportOf(req.url ?? '');
   const route = m.route;
-  const s = route === undefined ? seriesFor(transport, '', 'unmatched') : seriesFor(transport, m.whole ? '' : (req.method ?? ''), route);
+  const s = route === undefined ? seriesFor(transport, '', 'unmatched') : seriesFor(transport, m.whole ? '' : methodLabel(req.method), route);
   s.duration.observe(seconds);
   const code = res.statusCode;
   s.status(code).inc();
@@ -223,6 +234,39 @@ export function watchDatabase(db: DB): () => void {
 /* ------------------------------------------------------------------ GET /metrics */
 
 /**
+ * Wrong metrics tokens allowed per client address before throttling (as the OAuth token endpoint's
+ * TOKEN_FAILURES_PER_ADDRESS): 20, then one more every 6 s. Only a wrong token spends it (a missing
+ * one is a misconfigured scraper, not a guess); while it is spent the address is answered 429 +
+ * Retry-After whatever it sends, so guessing cannot go on, and Prometheus on another address is
+ * never refused because of someone else's guesses.
+ */
+export const METRICS_TOKEN_FAILURES = { capacity: 20, refillPerSecond: 1 / 6 };
+
+/** The bearer check of /metrics: undefined when the token is right, else the answer (401 or 429). */
+async function checkMetricsToken(c: Context<AppEnv>, token: string): Promise<Response | undefined> {
+  const budgets: Array<[string, BucketPolicy]> = [[`metrics-from:${c.get('client')}`, METRICS_TOKEN_FAILURES]];
+  // On PostgreSQL the budget is a table: during a database outage the scrape must still answer (the
+  // outage is what the operator is looking at), so the budget is skipped then; a token of production
+  // length (MIN_METRICS_TOKEN_LENGTH) is not guessed in an outage's worth of tries.
+  const spend = (f: () => Promise<number | void>) =>
+    f().catch((err: unknown) => {
+      log.warn('metrics', 'token failure budget unavailable', { err });
+      return 0;
+    });
+  c.header('Cache-Control', 'no-store');
+  const wait = await spend(() => failures.wait(c.get('db'), budgets));
+  if (wait) {
+    c.header('Retry-After', String(wait));
+    return c.json({ error: 'too_many_requests', error_description: `Too many wrong metrics tokens from this address. Try again in ${wait} seconds.` }, 429);
+  }
+  const sent = /^Bearer +(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+  if (sent && safeEqual(sent, token)) return undefined;
+  if (sent) await spend(() => failures.fail(c.get('db'), budgets));
+  c.header('WWW-Authenticate', sent ? 'Bearer realm="metrics", error="invalid_token"' : 'Bearer realm="metrics"');
+  return c.json({ error: sent ? 'invalid_token' : 'unauthorized', error_description: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' }, 401);
+}
+
+/**
  * `GET /metrics` (platform address only). With METRICS_TOKEN set, `Authorization: Bearer <token>`
  * is required (compared in constant time); in production without METRICS_TOKEN the endpoint does
  * not exist (404), so a deployment exposes nothing it did not choose to. Development without a
@@ -233,13 +277,8 @@ export async function metricsHandler(c: Context<AppEnv>): Promise<Response> {
   const token = config.metricsToken;
   if ((!token && config.mode === 'production') || config.metrics === false) return c.notFound();
   if (token) {
-    const header = c.req.header('authorization') ?? '';
-    const sent = /^Bearer +(\S+)\s*$/i.exec(header)?.[1];
-    if (!sent || !safeEqual(sent, token)) {
-      c.header('WWW-Authenticate', sent ? 'Bearer realm="metrics", error="invalid_token"' : 'Bearer realm="metrics"');
-      c.header('Cache-Control', 'no-store');
-      return c.json({ error: sent ? 'invalid_token' : 'unauthorized', error_description: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' }, 401);
-    }
+    const refused = await checkMetricsToken(c, token);
+    if (refused) return refused;
   }
   let text: string;
   try {

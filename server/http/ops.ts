@@ -2,17 +2,19 @@
  * What operators and load balancers need from every process, answered on the raw Node request on
  * any Host (before shop routing; load balancers probe by address):
  *   GET /livez   200 while the process serves requests at all.
- *   GET /readyz  200 when the database answers `select 1` within 2 s and the process is not
- *                shutting down; else 503 + Retry-After, so the balancer stops sending it traffic.
+ *   GET /readyz  200 when a write commits within 1.5 s (PostgreSQL: a transaction id's commit,
+ *                which waits for a synchronous standby like any write; embedded: `select 1`) and
+ *                the process is not shutting down; else 503 + Retry-After naming the cause, so the
+ *                balancer stops sending it traffic.
  * And, with ACCESS_LOG=1, one JSON line per request on stdout when its response has been sent:
  *   {"t":"…","method":"GET","host":"demo.localhost:8080","path":"/api/ucp/carts/…","status":200,"ms":1.8,"request_id":"…"}
  * (the path without its query string, which can carry credentials such as `ep_auth`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
-
-const READY_TIMEOUT_MS = 2000;
+import { probeCommit, type Probe } from '../db/commit-probe.ts';
+import { flushRepeats, log } from '../lib/log.ts';
+import { databaseRecovered } from '../lib/outage.ts';
 
 function answer(res: ServerResponse, status: number, body: object, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -20,23 +22,32 @@ function answer(res: ServerResponse, status: number, body: object, extra: Record
   res.end(text);
 }
 
-async function databaseAnswers(db: DB): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS)));
-  try {
-    return await Promise.race([sql`select 1`.execute(db).then(() => true as const), timeout]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * Readiness of the database: does a write commit (db/commit-probe.ts)? A failing probe is logged
+ * with its cause (the logger counts repeats), and the first success after it says so, once.
+ */
+function readiness(db: DB) {
+  let down: string | undefined;
+  return async (): Promise<Probe> => {
+    const p = await probeCommit(db);
+    if (!p.ok) {
+      down = p.cause;
+      log.error('readiness', 'not ready: writes do not commit', { cause: p.cause, detail: p.detail });
+    } else if (down) {
+      flushRepeats();
+      log.info('readiness', 'ready again: writes commit', { after: down });
+      down = undefined;
+    }
+    if (p.ok) databaseRecovered('the readiness probe committed');
+    return p;
+  };
 }
-
 /**
  * The probes: returns true when it answered the request. `stopping()` says the process is shutting
  * down (readiness fails first, so traffic moves elsewhere while requests in flight finish).
  */
 export function healthProbes(db: DB, stopping: () => boolean) {
+  const ready = readiness(db);
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if (req.url === '/livez') {
@@ -48,7 +59,7 @@ export function healthProbes(db: DB, stopping: () => boolean) {
       answer(res, 503, { status: 'stopping' }, { 'Retry-After': '5' });
       return true;
     }
-    void databaseAnswers(db).then((ok) => (ok ? answer(res, 200, { status: 'ok' }) : answer(res, 503, { status: 'database_unavailable' }, { 'Retry-After': '2' })));
+    void ready().then((p) => (p.ok ? answer(res, 200, { status: 'ok' }) : answer(res, 503, { status: p.cause === 'database_unavailable' ? p.cause : 'writes_blocked', cause: p.cause }, { 'Retry-After': '2' })));
     return true;
   };
 }

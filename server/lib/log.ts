@@ -145,6 +145,20 @@ function emit(level: Level, scope: string, msg: string, fields?: Fields): void {
 }
 
 /**
+ * Writes every pending repeat count now (and forgets those sites), instead of at the end of their
+ * window: on a recovery (the database reachable again), so the outage's last count is in the log
+ * before the line saying it is over, not up to a window later (issue 39 point 17).
+ */
+export function flushRepeats(): void {
+  const now = Date.now();
+  for (const [key, r] of repeats) {
+    clearTimeout(r.timer);
+    flush(r, now);
+    repeats.delete(key);
+  }
+}
+
+/**
  * `log.error('webhooks', 'worker pass failed', { err })`: scope names the part of the server,
  * msg is a fixed text (variable parts go in fields, so repeats are recognised), `err` an Error.
  */

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { clientAddress, type BucketPolicy } from '../http/rate-limit.ts';
-import { bucketStoreFor } from '../http/db-bucket-store.ts';
+import { failures } from '../http/db-bucket-store.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { DB } from '../db/index.ts';
 import { verifyLogin, type User } from '../core/accounts/accounts.ts';
@@ -16,24 +16,9 @@ export const LOGIN_FAILURES_PER_ADDRESS = { capacity: 20, refillPerSecond: 1 / 3
 /** Failed token requests (invalid_client, invalid_grant) allowed per client address. */
 export const TOKEN_FAILURES_PER_ADDRESS = { capacity: 20, refillPerSecond: 1 / 6 };
 
-/**
- * Failure budgets: token buckets that only failures drain, so honest traffic never pays. `wait`
- * is checked before the work (a throttled caller costs no password hashing) and answers the
- * seconds until the first exhausted budget has room again, or 0; `fail` charges one failure to
- * every budget. Buckets are shared by every process on one PostgreSQL database (bucketStoreFor).
- */
-export const failures = {
-  async wait(db: DB, budgets: Array<[key: string, policy: BucketPolicy]>): Promise<number> {
-    for (const [key, policy] of budgets) {
-      const r = await bucketStoreFor(db).take(key, policy, Date.now(), 0);
-      if (r.remaining < 1) return Math.ceil(1 / policy.refillPerSecond); // at most one refill period
-    }
-    return 0;
-  },
-  async fail(db: DB, budgets: Array<[key: string, policy: BucketPolicy]>): Promise<void> {
-    for (const [key, policy] of budgets) await bucketStoreFor(db).take(key, policy, Date.now(), 1);
-  },
-};
+// The failure-budget mechanism itself lives beside the bucket store (http/db-bucket-store.ts): the
+// metrics token spends one too.
+export { failures };
 
 export const addressOf = (c: Context<AppEnv>) => clientAddress(c, c.get('config').trustProxy);
 

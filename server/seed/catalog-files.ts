@@ -6,7 +6,7 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonText } from '../lib/json-text.ts';
+import { parseJsonText } from '../core/shared/json-text.ts';
 import type { CatalogSource } from '../core/catalog/catalog-load.ts';
 
 /** One source per file: a directory's `.json` files directly in it, in natural name order (shop_2 before shop_10). */

@@ -28,14 +28,30 @@ export interface SandboxWorkerOptions {
   sandboxOptions: SandboxOptions;
   /** A running server's address (`http://localhost:8080`) to use instead of starting one per worker. */
   sandboxUrl: string | undefined;
+  /**
+   * Each worker's own ports: `{ first: 9000, perWorker: 10 }` gives the worker whose
+   * `parallelIndex` is i the range `[9000 + 10i, 9009 + 10i]` (startSandbox's `portRange`), so
+   * workers never probe each other's ports. Default: any free port.
+   */
+  workerPorts: { first: number; perWorker: number } | undefined;
+}
+
+/** Worker `index`'s ports under the `workerPorts` option (`[first, last]`, inclusive). */
+export function workerPortRange({ first, perWorker }: { first: number; perWorker: number }, index: number): [number, number] {
+  if (!(Number.isInteger(first) && Number.isInteger(perWorker) && first > 0 && perWorker > 0)) {
+    throw new TypeError(`workerPorts must be {first, perWorker} positive integers, not ${JSON.stringify({ first, perWorker })}.`);
+  }
+  return [first + index * perWorker, first + (index + 1) * perWorker - 1];
 }
 
 export const test = base.extend<SandboxTestOptions & { shop: SandboxShop }, SandboxWorkerOptions & { sandbox: Sandbox }>({
   sandboxOptions: [{}, { scope: 'worker', option: true }],
   sandboxUrl: [undefined, { scope: 'worker', option: true }],
+  workerPorts: [undefined, { scope: 'worker', option: true }],
   sandbox: [
-    async ({ sandboxOptions, sandboxUrl }, use) => {
-      const sandbox = sandboxUrl ? connectSandbox(sandboxUrl) : await startSandbox(sandboxOptions);
+    async ({ sandboxOptions, sandboxUrl, workerPorts }, use, workerInfo) => {
+      const options = workerPorts ? { ...sandboxOptions, portRange: workerPortRange(workerPorts, workerInfo.parallelIndex) } : sandboxOptions;
+      const sandbox = sandboxUrl ? connectSandbox(sandboxUrl) : await startSandbox(options);
       try {
         await use(sandbox);
       } finally {

@@ -13,9 +13,15 @@
  *
  * Node only. The server never sees this process's DATABASE_URL: a sandbox that reset a real
  * database would be a disaster, so PostgreSQL must be asked for by name (`databaseUrl`).
+ *
+ * Nothing outlives the caller (issue 39 points 9, 10): the server is spawned with an IPC channel,
+ * which closes when this process ends however it ends (SIGKILL included), and the bin then stops
+ * the server and removes its `'temp'` directory itself (bin/ucp-storefront.mjs); directories of
+ * servers killed outright are swept by the next start (`sweepStaleSandboxes`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +29,11 @@ import { fileURLToPath } from 'node:url';
 export interface SandboxOptions {
   /** Default 0: a free port, read back from the server's banner. */
   port?: number;
+  /**
+   * `[first, last]`: the first free port of this range instead of `port` (both inclusive), e.g. a
+   * Playwright worker's own range (the fixture's `workerPorts`). Rejects when none is free.
+   */
+  portRange?: readonly [number, number];
   /** `'temp'` (default): a new directory removed by `stop()`; or a directory of yours, kept. */
   dataDir?: 'temp' | (string & {});
   /** A PostgreSQL URL to use instead of the embedded database (never taken from the environment). */
@@ -98,6 +109,67 @@ export function connectSandbox(url: string, stop: () => Promise<void> = async ()
   };
 }
 
+/** The name and mark of startSandbox's throwaway directories (the bin removes its own on exit). */
+const TEMP_PREFIX = 'ucp-sandbox-';
+const TEMP_MARK = 'ucp-sandbox.json';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes throwaway directories left by sandboxes whose server was killed outright (SIGKILL, a
+ * crash, a power cut): only ours (the name and the mark file), and only unused — the process that
+ * made it is gone and no live process holds its database (`data/ucp.lock`, server/db/data-dir-lock.ts).
+ */
+export function sweepStaleSandboxes(dir = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(TEMP_PREFIX));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    let mark: { pid?: unknown };
+    try {
+      mark = JSON.parse(readFileSync(join(path, TEMP_MARK), 'utf8')) as { pid?: unknown };
+    } catch {
+      continue; // no mark (or half written): not ours, or being made this instant
+    }
+    if (typeof mark.pid !== 'number' || alive(mark.pid)) continue;
+    let holder = 0;
+    try {
+      holder = Number(readFileSync(join(path, 'data', 'ucp.lock'), 'utf8').split('\n', 1)[0]);
+    } catch {
+      /* no lock file: nobody holds the database */
+    }
+    if (Number.isInteger(holder) && holder > 0 && alive(holder)) continue;
+    rmSync(path, { recursive: true, force: true });
+    removed.push(path);
+  }
+  return removed;
+}
+
+/** The first port of `[first, last]` free on 127.0.0.1 right now (after `skip` tried ones). */
+async function freePortIn([first, last]: readonly [number, number], skip: Set<number>): Promise<number> {
+  for (let p = first; p <= last; p++) {
+    if (skip.has(p)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer().once('error', () => resolve(false));
+      probe.listen(p, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return p;
+  }
+  throw new Error(`ucp-storefront sandbox: no free port in ${first}-${last}.`);
+}
+
 /** Resolves with the port once the banner names it and /readyz answers 200; rejects with the output. */
 function whenReady(child: ChildProcess, timeoutMs: number, output: () => string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -126,7 +198,31 @@ function whenReady(child: ChildProcess, timeoutMs: number, output: () => string)
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const port = opts.port ?? 0;
   if (!(Number.isInteger(port) && port >= 0 && port < 65536)) throw new TypeError(`port must be 0-65535, not ${String(port)}.`);
-  const temp = (opts.dataDir ?? 'temp') === 'temp' ? mkdtempSync(join(tmpdir(), 'ucp-sandbox-')) : undefined;
+  const range = opts.portRange;
+  if (range && !(range.length === 2 && range.every((p) => Number.isInteger(p) && p > 0 && p < 65536) && range[0] <= range[1])) {
+    throw new TypeError(`portRange must be [first, last] with 1 <= first <= last <= 65535, not ${JSON.stringify(range)}.`);
+  }
+  sweepStaleSandboxes();
+  if (!range) return startOn(port, opts);
+  // A port found free may be taken before the server listens (another worker probing the same
+  // range): the server then exits with EADDRINUSE and the next free port is tried.
+  const tried = new Set<number>();
+  for (;;) {
+    const p = await freePortIn(range, tried);
+    tried.add(p);
+    try {
+      return await startOn(p, opts);
+    } catch (e) {
+      if (!/EADDRINUSE/.test(String((e as Error).message))) throw e;
+    }
+  }
+}
+
+async function startOn(port: number, opts: SandboxOptions): Promise<Sandbox> {
+  const temp = (opts.dataDir ?? 'temp') === 'temp' ? mkdtempSync(join(tmpdir(), TEMP_PREFIX)) : undefined;
+  // The mark says "startSandbox made this for process PID": the server removes it when it exits,
+  // and the next start sweeps it if both are gone (sweepStaleSandboxes).
+  if (temp) writeFileSync(join(temp, TEMP_MARK), JSON.stringify({ pid: process.pid, created: new Date().toISOString() }));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'development',
@@ -134,9 +230,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     DATABASE_URL: opts.databaseUrl ?? '',
     PORT: '',
     HOST: '127.0.0.1',
+    UCP_SANDBOX_TEMP: temp ?? '',
     ...opts.env,
   };
-  const child = spawn(process.execPath, [binPath(), 'start', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The IPC channel is how the server learns this process is gone, however it went (SIGKILL too):
+  // it closes with us, and the bin then stops the server (bin/ucp-storefront.mjs).
+  const child = spawn(process.execPath, [binPath(), 'start', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  child.channel?.unref(); // nothing is sent on it; it must not keep this process alive
   let out = '';
   let partial = ''; // a line split across chunks reaches onOutput whole
   const onData = (d: Buffer) => {

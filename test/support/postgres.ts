@@ -120,6 +120,10 @@ export interface PostgresPair {
   killPrimary(): Promise<void>;
   /** pg_ctl promote of the standby; resolves once it accepts writes. */
   promoteStandby(): Promise<void>;
+  /** kill -9 of the standby (a lost synchronous standby: the primary's commits wait for it). */
+  killStandby(): Promise<void>;
+  /** Starts the killed standby again (it streams from the primary again). */
+  restartStandby(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -152,6 +156,8 @@ export async function startPostgresPair(opts: { sync: boolean }): Promise<Postgr
     url: `postgres://postgres@${hosts}/ucp?target_session_attrs=read-write`,
     killPrimary: async () => void (await run(['kill', primary.dir])),
     promoteStandby: async () => void (await run(['promote', s.dir])),
+    killStandby: async () => void (await run(['kill', s.dir])),
+    restartStandby: async () => void (await run(['start', s.dir], env)),
     async stop() {
       await Promise.all([run(['stop', primary.dir]), run(['stop', s.dir])]);
     },

@@ -6,6 +6,7 @@
  */
 import { SEVERITY_OF_KIND, type ErrorKind, type Severity } from '../../../src/wire/errors.ts';
 import { log } from '../../lib/log.ts';
+import { requestUnavailable } from '../../lib/outage.ts';
 
 // The kinds and their severities live in the shared wire module, so the browser's WebMCP tools and
 // the typed client apply the same rule (docs/errors.md "One vocabulary").
@@ -111,7 +112,10 @@ export function logCause(edge: string, err: DomainError): void {
  */
 export function toDomainError(err: unknown, edge: string): DomainError {
   if (err instanceof DomainError) return err;
-  if (isUnavailable(err)) return new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content);
+  if (isUnavailable(err)) {
+    requestUnavailable(edge, err); // the operator sees the outage, counted, and its end (lib/outage.ts)
+    return new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content);
+  }
   log.error(edge, 'unhandled error', { err });
   return new DomainError('internal', INTERNAL.code, INTERNAL.content);
 }

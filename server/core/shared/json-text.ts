@@ -3,15 +3,22 @@
  * editor's "go to line"), not V8's character offset ("at position 5000"). A leading UTF-8 byte order
  * mark, which some editors write, is not an error.
  */
+import { DomainError, ERROR_CODES } from './errors.ts';
 
-/** A JSON text that does not parse, with where (1-based line and column, counted in characters). */
-export class JsonSyntaxError extends Error {
+/**
+ * A JSON text that does not parse, with where (1-based line and column, counted in characters).
+ * One of the error family (kind `malformed`, code `invalid_json`, as a request body that is not
+ * JSON): a catalog file read by `seed` today, and whatever edge reads one tomorrow answers it from
+ * its table (400 on REST) instead of as an internal error.
+ */
+export class JsonSyntaxError extends DomainError {
   constructor(
     readonly reason: string,
     readonly line: number,
     readonly column: number,
   ) {
-    super(`invalid JSON at line ${line}, column ${column}: ${reason}`);
+    const message = `invalid JSON at line ${line}, column ${column}: ${reason}`;
+    super('malformed', ERROR_CODES.invalidJson, message, [{ path: '$', code: ERROR_CODES.invalidJson, content: message }]);
   }
 }
 
