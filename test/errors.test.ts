@@ -34,6 +34,8 @@ const OUTSIDE_THE_FAMILY = new Set([
   'server/lib/public-fetch.ts NonPublicAddressError',
   'server/mcp/errors.ts McpProtocolError',
   'src/embedded/rpc.ts RpcError',
+  // The MCP Apps view's own postMessage failures, in the browser; src/apps/tools.ts words them as a Result.
+  'src/apps/bridge.ts BridgeError',
 ]);
 
 function sources(dir: string): string[] {

@@ -85,6 +85,34 @@ describe('<ucp-product>', () => {
     expect(root.querySelector(`label[for="${root.querySelector('select')!.id}"]`)!.textContent).toBe('Size / Color');
   });
 
+  it('several options every variant names: a choice per option, and the variant with every chosen value is added', async () => {
+    const opt = (size: string, color: string) => ({ options: [{ name: 'Size', label: size, id: size.toLowerCase() }, { name: 'Color', label: color, id: color.toLowerCase() }] });
+    const seen = serve((method, path) =>
+      path.startsWith('/catalog')
+        ? productOf([variant('v_s_navy', 'S / Navy', opt('S', 'Navy')), variant('v_l_white', 'L / White', opt('L', 'White')), variant('v_l_navy', 'L / Navy', { ...opt('L', 'Navy'), availability: { available: false, status: 'out_of_stock' } })], {
+            options: [{ name: 'Size', values: [{ id: 's', label: 'S' }, { id: 'l', label: 'L' }] }, { name: 'Color', values: [{ id: 'navy', label: 'Navy' }, { id: 'white', label: 'White' }] }],
+          })
+        : cartOf(),
+    );
+    const { root } = await element('ucp-product');
+    await vi.waitFor(() => expect(root.querySelectorAll('select[part=option]')).toHaveLength(2));
+    const [size, color] = [...root.querySelectorAll<HTMLSelectElement>('select[part=option]')];
+    expect(root.querySelector(`label[for="${size.id}"]`)!.textContent).toBe('Size');
+    expect(root.querySelector(`label[for="${color.id}"]`)!.textContent).toBe('Color');
+    size.value = 'l';
+    size.dispatchEvent(new Event('change'));
+    // L with the chosen Navy cannot be bought: said on its option.
+    await vi.waitFor(() => expect(root.querySelector<HTMLSelectElement>('select[part=option]')!.value).toBe('l'));
+    expect([...root.querySelectorAll<HTMLSelectElement>('select[part=option]')[1].options].map((o) => o.textContent)).toEqual(['Navy (unavailable)', 'White']);
+    const c = root.querySelectorAll<HTMLSelectElement>('select[part=option]')[1];
+    c.value = 'white';
+    c.dispatchEvent(new Event('change'));
+    await vi.waitFor(() => expect(root.querySelectorAll<HTMLSelectElement>('select[part=option]')[1].value).toBe('white'));
+    root.querySelector<HTMLFormElement>('form')!.dispatchEvent(new Event('submit', { cancelable: true }));
+    await vi.waitFor(() => expect(seen.some((r) => r.method === 'POST' && r.path === '/carts')).toBe(true));
+    expect(seen.find((r) => r.method === 'POST' && r.path === '/carts')!.body.line_items[0].item.id).toBe('v_l_white');
+  });
+
   it('a single variant is named once; more than the stock left is added as what is left, and said', async () => {
     const seen = serve((method, path, body) =>
       path.startsWith('/catalog') ? productOf([variant('v_a', 'Brass Padlock', { metadata: { quantity_available: 2 } })]) : cartOf({ line_items: [{ ...cartOf().line_items[0], quantity: body.line_items[0].quantity }] }),

@@ -88,8 +88,10 @@ export function ProductView(props: ProductProps) {
   if (!product) return loadingCard(lang, failure, onRetry);
   const variant = product.variants.find((v) => v.id === variantId) ?? product.variants[0];
   const defs = variant.metadata?.customizations ?? [];
-  // Several options (size and color): a choice per option, from the pickers' lazy chunk; the variant list meanwhile.
-  const several = (product.options?.length ?? 0) > 1;
+  // Several options (size and color) that every variant names: a choice per option, from the
+  // pickers' lazy chunk; the variant list meanwhile, and for variants that do not say their options.
+  const opts = product.options ?? [];
+  const several = opts.length > 1 && product.variants.every((v) => opts.every((o) => v.options?.some((x) => x.name === o.name)));
   const pick = picker.value;
   if ((defs.length || several) && !pick) loadPicker().catch(() => {});
   const image = variant.media?.[0] ?? product.media?.[0];
