@@ -42,7 +42,8 @@ export interface HostContext {
 type Params = Record<string, unknown>;
 type Handler = (params: Params) => void;
 
-const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON object (not null, not an array): what every message, params and result must be. */
+export const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Where our messages go. The parent's origin when the browser tells it (`ancestorOrigins`: Chromium,

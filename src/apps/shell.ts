@@ -15,13 +15,12 @@ import { cartUi } from '../views/cart-ui.ts';
 import { lineAmount } from '../format/amounts.ts';
 import { customizationsText } from '../format/line-text.ts';
 import { messageText } from '../views/i18n.ts';
-import { BridgeError, TIMEOUT, type Bridge } from './bridge.ts';
+import { BridgeError, isObject, TIMEOUT, type Bridge } from './bridge.ts';
 import { callFailure, readToolResult, ToolClient } from './tools.ts';
 import { say } from './words.ts';
 
 export type Screen = 'wait' | 'cards' | 'product' | 'cart';
 type Args = Record<string, unknown>;
-const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The `meta["ucp-agent"]` the model sent with the tool call that opened this view. */
 const agentMetaOf = (args: Args) => (isObject(args.meta) && isObject(args.meta['ucp-agent']) ? args.meta['ucp-agent'] : undefined);

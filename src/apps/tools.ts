@@ -12,10 +12,9 @@
 import { UcpClient } from '../client/api.ts';
 import { fail, type Result } from '../client/result.ts';
 import type { Message } from '../wire/common.ts';
-import { BridgeError, TIMEOUT, type Bridge } from './bridge.ts';
+import { BridgeError, isObject, TIMEOUT, type Bridge } from './bridge.ts';
 
 type Args = Record<string, unknown>;
-const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A REST operation's twin tool and its arguments (method + path + body → name + arguments). */
 export function twinOf(method: string, path: string, body?: unknown): { name: string; arguments: Args } | null {
