@@ -96,6 +96,14 @@ describe('readiness follows the database and shutdown', () => {
       expect(r.body).toEqual({ status: 'database_unavailable', cause: 'database_unavailable' });
       expect(r.headers['retry-after']).toBe('2');
       expect((await t.req('localhost', 'GET', '/livez')).status).toBe(200);
+      // The transports too: a stopped database is an outage (503 + Retry-After), never a 500
+      // (kysely's "driver has already been destroyed" was not known as one).
+      const cart = await t.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] });
+      expect(cart.status).toBe(503);
+      expect(cart.body.code).toBe('service_unavailable');
+      expect(cart.headers['retry-after']).toBeDefined();
+      const merchant = await t.req('localhost', 'GET', '/merchants/shop_demo/3.0/products', undefined, { authorization: 'Bearer nope' });
+      expect(merchant.status).toBe(503);
     } finally {
       t.db.destroy = async () => {};
       await t.close().catch(() => {});
