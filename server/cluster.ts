@@ -18,7 +18,7 @@ import { openDatabase } from './db/index.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { demoShops, startServer } from './server.ts';
 import { serveClusterMetrics } from './http/metrics-cluster.ts';
-import { notStarting } from './main.ts';
+import { logFatalErrors, notStarting } from './main.ts';
 
 interface Ready {
   type: 'ready';
@@ -29,6 +29,7 @@ interface Ready {
 function primarySettings(): { config: Config; workers: number } {
   const config = loadConfig();
   configureLog({ json: logJson(config) });
+  logFatalErrors();
   try {
     checkConfig(config); // as each worker's startServer will: refuse once here, not per respawned worker
   } catch (e) {
@@ -135,6 +136,7 @@ async function primary(): Promise<void> {
 async function worker(): Promise<void> {
   // Migrations already ran in the primary; startServer's own pass is a no-op check. No seeding here.
   const running = await startServer({}, { seed: false });
+  logFatalErrors(); // after startServer set the log's format
   process.send?.({ type: 'ready', port: running.port } satisfies Ready);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {

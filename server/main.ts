@@ -37,8 +37,26 @@ export function notStarting(e: unknown, config: Pick<Config, 'mode' | 'accessLog
   process.exit(1);
 }
 
+/**
+ * A bug that escapes every handler (an uncaught exception, an unhandled rejection) still ends the
+ * process, as Node would, but through the log: in production one JSON line (`scope: "process"`,
+ * `cause: "bug"`, the stack in `err`) instead of raw text in the JSON stream; in development the
+ * same line as text. Exit 1, so a process manager restarts it. Installed by the processes that
+ * are a server (this file run directly, `ucp-storefront start`, the cluster), never by a caller
+ * that imports main() into its own process (tests).
+ */
+export function logFatalErrors(): void {
+  const fatal = (what: string) => (e: unknown) => {
+    serverLog.error('process', `${what}: exiting`, { err: e, cause: 'bug' });
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal('uncaught exception'));
+  process.on('unhandledRejection', fatal('unhandled promise rejection'));
+}
+
 export async function main(overrides: Partial<Config> = {}, sink: (line: string) => void = (line) => serverLog.plain(line)) {
   const settings = { ...loadConfig(), ...overrides };
+  configureLog({ json: logJson(settings) });
   const running = await startServer(overrides).catch((e: unknown) => notStarting(e, settings));
   // In production (and with ACCESS_LOG=1) every line is JSON, the banner and the stop lines too,
   // whoever asked for them (the CLI passes its own output): a log collector reads one format.
@@ -107,4 +125,7 @@ export function stopOnSignals(running: { close(): Promise<void> }, log: (line: s
   process.on('SIGTERM', stop);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  logFatalErrors();
+  await main();
+}

@@ -15,7 +15,8 @@ export const start: Command = {
     if (values.json) throw new UsageError('start has no --json output');
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError('--port must be a port number (0-65535)');
-    const { main } = await import('../../main.ts');
+    const { logFatalErrors, main } = await import('../../main.ts');
+    logFatalErrors(); // this process is the server now
     await main({ ...(port !== undefined ? { port } : {}), ...(values.host ? { host: values.host } : {}) }, io.out);
     return -1; // keep running: the server stops on SIGINT/SIGTERM
   },
