@@ -75,6 +75,8 @@ export interface Config {
    */
   maxClones?: number;
   cloneIdleMs?: number;
+  /** At the bound, the least recently used clone gives its place to a new one once unused this long (60 s; no setting: tests shorten it). */
+  cloneEvictIdleMs?: number;
   /**
    * Load the demo shops into an empty database. SEED_DEMO=1 / 0; unset: in development only, so a
    * production deployment starts with no shops (`npm run seed -- FILE` loads yours).

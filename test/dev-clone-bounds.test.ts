@@ -78,4 +78,30 @@ describe('clones are bounded', () => {
     expect((await s.req(idle.domain, 'GET', '/.well-known/ucp')).status).toBe(404);
     expect((await s.req(busy.domain, 'GET', '/.well-known/ucp')).status).toBe(200);
   });
+
+  it('at the bound, the least recently used clone gives its place once unused for cloneEvictIdleMs; a clone in use never does', async () => {
+    // Its own server: idle clones are never swept here (an hour), so only eviction can make room.
+    const t = await startTestServer({ maxClones: 2, cloneIdleMs: 3_600_000, cloneEvictIdleMs: 1500 });
+    try {
+      const make = () => t.req('localhost', 'POST', '/dev/shops/shop_demo/clone', {}, JSON_TYPE);
+      const first = (await make()).body;
+      const second = (await make()).body;
+      // Both just used (created): no place yet, and the refusal says how to make one.
+      const full = await make();
+      expect(full.status).toBe(409);
+      expect(full.body.code).toBe('too_many_clones');
+      await new Promise((r) => setTimeout(r, 1700));
+      // The first is used again: now the second is the least recently used, and idle long enough.
+      expect((await t.req(first.domain, 'POST', '/api/ucp/catalog/search', { query: 'tee' })).status).toBe(200);
+      const third = await make();
+      expect(third.status, third.text).toBe(201);
+      expect((await t.req(second.domain, 'GET', '/.well-known/ucp')).status).toBe(404);
+      expect((await t.req(first.domain, 'GET', '/.well-known/ucp')).status).toBe(200);
+      expect((await t.req(third.body.domain, 'GET', '/.well-known/ucp')).status).toBe(200);
+      // The two left were both just used: the bound holds again.
+      expect((await make()).status).toBe(409);
+    } finally {
+      await t.close();
+    }
+  });
 });

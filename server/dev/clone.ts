@@ -58,7 +58,8 @@ export function cloneRoute(app: Hono<AppEnv>): void {
       // At the bound, the least recently used clone makes room if nothing has asked for it for a
       // minute (a finished test's shop: the testing package makes one per test and deletes none).
       const oldest = clones[0];
-      if (clones.length >= max && oldest !== undefined && Date.now() - (lastUseOf(oldest) ?? Date.now()) >= Math.min(EVICT_IDLE_MS, idleMsOf(c))) {
+      const evictAfter = Math.min(c.get('config').cloneEvictIdleMs ?? EVICT_IDLE_MS, idleMsOf(c));
+      if (clones.length >= max && oldest !== undefined && Date.now() - (lastUseOf(oldest) ?? Date.now()) >= evictAfter) {
         await deleteClone(db, oldest);
         forgetShop(oldest);
         clones.shift();
