@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUcpClient } from '../src/client/index.ts';
+import { createUcpClient, localhostFetch } from '../src/client/index.ts';
 import { startSandbox, type Sandbox } from '../src/testing/index.ts';
 
 let sandbox: Sandbox;
@@ -58,6 +58,14 @@ describe('startSandbox', () => {
     expect(await inA.getCart(cart.data.id)).toMatchObject({ ok: true, data: { id: cart.data.id } });
     await expect(sandbox.reset('shop_nope')).rejects.toThrow(/HTTP 404 not_found No shop with id or domain 'shop_nope'/);
     await expect(sandbox.newShop({ domain: 'example.com' })).rejects.toThrow(/HTTP 400 .*under \.localhost/);
+
+    // deleteShop(): the shop and its carts go; twice is fine; a demo shop is refused.
+    await sandbox.deleteShop(a.id);
+    await sandbox.deleteShop(a.domain);
+    expect(await inA.getCart(cart.data.id)).toMatchObject({ ok: false });
+    expect((await localhostFetch(`${a.url}/.well-known/ucp`)).status).toBe(404);
+    expect((await localhostFetch(`${b.url}/.well-known/ucp`)).status).toBe(200);
+    await expect(sandbox.deleteShop('shop_demo')).rejects.toThrow(/HTTP 409 not_a_clone/);
   });
 
   it('a sandbox that cannot start says why, and leaves no process or directory behind', async () => {

@@ -12,8 +12,10 @@
  *   is its origin. Why per test by default: tests in one worker run one after another on one server,
  *   and a test that leaves a cart, spends stock or resets the shop would otherwise change what the
  *   next one sees; a fresh shop costs less than a reset and never races a test in another worker
- *   when the server is shared. `isolation: 'worker'` gives every test the demo shop itself
- *   (`demo.localhost`), shared within the worker: faster, for suites that only read.
+ *   when the server is shared. The shop is deleted after a test that passed (one that failed keeps
+ *   it, for the request inspector, until the server deletes idle clones). `isolation: 'worker'`
+ *   gives every test the demo shop itself (`demo.localhost`), shared within the worker: faster,
+ *   for suites that only read.
  */
 import { test as base } from '@playwright/test';
 import { connectSandbox, startSandbox, type Sandbox, type SandboxOptions, type SandboxShop } from './sandbox.ts';
@@ -62,8 +64,13 @@ export const test = base.extend<SandboxTestOptions & { shop: SandboxShop }, Sand
     { scope: 'worker', timeout: 180_000 },
   ],
   isolation: ['shop', { option: true }],
-  shop: async ({ sandbox, isolation }, use) => {
-    await use(isolation === 'shop' ? await sandbox.newShop() : { id: 'shop_demo', domain: 'demo.localhost', url: sandbox.shopUrl('demo.localhost') });
+  shop: async ({ sandbox, isolation }, use, testInfo) => {
+    if (isolation !== 'shop') return use({ id: 'shop_demo', domain: 'demo.localhost', url: sandbox.shopUrl('demo.localhost') });
+    const shop = await sandbox.newShop();
+    await use(shop);
+    // A passed test's shop goes at once (a shared server holds at most UCP_MAX_CLONES); a failed
+    // test's stays for its exchanges in the request inspector, until the server's idle sweep.
+    if (testInfo.status === testInfo.expectedStatus) await sandbox.deleteShop(shop.id);
   },
   baseURL: async ({ shop }, use) => use(shop.url),
 });

@@ -67,6 +67,8 @@ export interface Sandbox {
   reset(shopId?: string): Promise<unknown>;
   /** A fresh copy of a demo shop (default `shop_demo`) under its own `*.localhost` domain. */
   newShop(opts?: { from?: string; domain?: string }): Promise<SandboxShop>;
+  /** Deletes a shop `newShop()` made (its id or domain) and everything in it; one already gone is fine. Demo shops cannot be deleted. */
+  deleteShop(shop: string): Promise<void>;
   /** Stops the server (SIGTERM, then SIGKILL after 10 s) and removes a `'temp'` data directory. */
   stop(): Promise<void>;
 }
@@ -104,6 +106,13 @@ export function connectSandbox(url: string, stop: () => Promise<void> = async ()
     newShop: async (opts = {}) => {
       const r = await devPost<SandboxShop>(`${base}/dev/shops/${encodeURIComponent(opts.from ?? 'shop_demo')}/clone`, opts.domain ? { domain: opts.domain } : {});
       return { id: r.id, domain: r.domain, url: shopUrl(r.domain) };
+    },
+    deleteShop: async (shop) => {
+      const url = `${base}/dev/shops/${encodeURIComponent(shop)}`;
+      const res = await fetch(url, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+      if (res.ok || res.status === 404) return;
+      const json = (await res.json().catch(() => null)) as { content?: string; code?: string } | null;
+      throw new Error(`DELETE ${url}: HTTP ${res.status} ${json?.code ?? ''} ${json?.content ?? ''}`.trim());
     },
     stop,
   };
