@@ -121,16 +121,19 @@ function retryAfterSeconds(value: string | null): number | undefined {
  * socket; `clone()` or `text()` would turn it into a full undici Response first (measured: ~0.4-1 ms
  * per search answer, more than the search). Any other body is read from a clone.
  */
-async function responseText(res: Response): Promise<string> {
+function responseText(res: Response): string | Promise<string> {
   const cached = cacheOf(res);
   if (Array.isArray(cached) && (typeof cached[1] === 'string' || cached[1] === null)) return cached[1] ?? '';
   if (res.body === null) return '';
   return res.clone().text();
 }
 
+/** The adapter's cache symbol, found once (one per loaded @hono/node-server). */
+let cacheKey: symbol | undefined;
+
 function cacheOf(res: Response): unknown {
-  const key = Object.getOwnPropertySymbols(res).find((k) => k.description === 'cache');
-  return key && (res as unknown as Record<symbol, unknown>)[key];
+  if (cacheKey === undefined || !(cacheKey in res)) cacheKey = Object.getOwnPropertySymbols(res).find((k) => k.description === 'cache') ?? cacheKey;
+  return cacheKey && (res as unknown as Record<symbol, unknown>)[cacheKey];
 }
 
 /**
@@ -173,7 +176,8 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     return parsedRequest;
   };
   const res = c.res;
-  const answerText = await responseText(res);
+  const text = responseText(res);
+  const answerText = typeof text === 'string' ? text : await text; // no extra turn when the adapter holds the string
   // Parsed only when it can hold what the notes read (messages, error codes): not a search's products.
   const answerParsed = res.status >= 400 || answerText.includes('"code"') ? parseJson(answerText) : undefined;
   const path = own(c.req.path, 300);
