@@ -18,6 +18,7 @@ import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompat
 import { McpProtocolError } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';
+import { answerIn, isServedVersion, UCP_VERSION } from '../ucp/versions.ts';
 
 export interface McpAuthContext extends ToolContext {
   config: Config;
@@ -61,10 +62,19 @@ export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unkn
     return { kind: 'ok', access };
   } catch (e) {
     if (e instanceof AccessDenied) {
-      const data = { code: e.code, content: e.message, ...(e.retryAfter ? { retry_after: e.retryAfter } : {}) };
+      const data = {
+        code: e.code,
+        content: e.message,
+        ...(e.retryAfter ? { retry_after: e.retryAfter } : {}),
+        // The spec's version_unsupported data carries where the buyer can go on instead.
+        ...(e.code === 'version_unsupported' ? { continue_url: `${ctx.origin}/` } : {}),
+      };
       throw new McpProtocolError(e.rpcCode, e.status, data, e.message, e.headers);
     }
-    if (e instanceof CapabilitiesIncompatible) return { kind: 'incompatible', body: incompatibleBody(e, tool as OperationName, ctx.origin) };
+    if (e instanceof CapabilitiesIncompatible) {
+      const version = isServedVersion(e.version) ? e.version : UCP_VERSION;
+      return { kind: 'incompatible', body: answerIn(version, incompatibleBody(e, tool as OperationName, ctx.origin), { shop: ctx.shop, origin: ctx.origin, language: '' }) };
+    }
     throw e;
   }
 }

@@ -44,6 +44,7 @@ import { inputErrorResult } from './input-errors.ts';
 import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/shared/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { appContents, appHtml, APP_URI, RESOURCES_LIST_RESULT } from './apps.ts';
+import { isServedVersion } from '../ucp/versions.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -106,7 +107,8 @@ function buildServer(instructions: string): Server {
       const auth = await authorizeMcp(state.ctx, request.params.name, request.params.arguments);
       if (auth.kind === 'incompatible') return toolResult(auth.body);
       const access = auth.kind === 'ok' ? auth.access : undefined;
-      const ctx: ToolContext = { ...state.ctx, ...(access ? { negotiated: access.negotiated } : {}), caller: callerIdentity(access, state.ctx.client) };
+      const version = access && isServedVersion(access.version) ? access.version : undefined;
+      const ctx: ToolContext = { ...state.ctx, ...(access ? { negotiated: access.negotiated } : {}), ...(version ? { version } : {}), caller: callerIdentity(access, state.ctx.client) };
       return await callTool(ctx, request.params.name, request.params.arguments);
     } catch (e) {
       // UCP's -32602 for an oversized batch; any other input mistake is a result the model reads (docs/mcp.md).

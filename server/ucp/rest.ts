@@ -10,7 +10,7 @@ import { methodNotAllowed } from '../http/errors.ts';
 import { getProductOp, lookupCatalogOp, searchCatalogOp, type CatalogContext, type CatalogResult } from './catalog-operations.ts';
 import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from '../core/shops/ucp-profile.ts';
-import { negotiatedOf, ucpAccess } from './access.ts';
+import { negotiatedOf, ucpAccess, versionOf } from './access.ts';
 import { ucpOpenApi } from './openapi.ts';
 import { toJson } from '../lib/json-fragments.ts';
 
@@ -39,7 +39,7 @@ export function ucpRestRoutes() {
   const catalog = (op: (ctx: CatalogContext, input: unknown) => Promise<CatalogResult>) => async (c: Context<AppEnv>) => {
     const input = await readJson(c);
     const { body, language } = await op(
-      { db: c.get('db'), shop: shopOf(c), origin: c.get('origin'), acceptLanguage: c.req.header('accept-language'), negotiated: negotiatedOf(c) },
+      { db: c.get('db'), shop: shopOf(c), origin: c.get('origin'), acceptLanguage: c.req.header('accept-language'), negotiated: negotiatedOf(c), version: versionOf(c) },
       input,
     );
     c.header('Content-Language', language);

@@ -77,5 +77,7 @@ export const PlatformProfile = z.looseObject({
     payment_handlers: z.record(ReverseDomain, z.array(PlatformPaymentHandler)),
   }),
   signing_keys: z.optional(z.array(SigningKey)),
+  /** UCP 2026-08-25: the profile's keys (`signing_keys` renamed); read for 2026-08-25 profiles only. */
+  keys: z.optional(z.array(SigningKey)),
 });
 export type PlatformProfile = z.infer<typeof PlatformProfile>;
