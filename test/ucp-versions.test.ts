@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID } from './support/ucp-schemas.ts';
 import { platformProfile, platformProfile20260825, serveProfiles } from './support/platform.ts';
+import { parseMetrics, valueOf } from './support/metrics.ts';
 
 const P0408 = 'https://agent-0408.example/.well-known/ucp';
 const P0825 = 'https://agent-0825.example/.well-known/ucp';
@@ -242,5 +243,44 @@ describe('MCP (official SDK client): the profile in meta decides the version', (
     expect(r.body.error.code).toBe(-32001);
     expect(r.body.error.data).toEqual({ code: 'version_unsupported', content: expect.stringMatching(/2099-01-01/), continue_url: `${origin}/` });
     await expect(call('search_catalog', P2099, { catalog: { query: 'socks' } })).rejects.toThrow(/"code":-32001.*version_unsupported/);
+  });
+});
+
+describe('tools: the inspector and the metrics say which version answered', () => {
+  const SEARCH = 'POST /api/ucp/catalog/search';
+  const scrape = async () => parseMetrics((await s.req('localhost', 'GET', '/metrics')).text);
+
+  it('each exchange records its version; version_unsupported records none', async () => {
+    const mark = (await s.req('localhost', 'GET', '/dev/shops/shop_demo/requests?limit=1')).body.since;
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' }, agent(P0825));
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' }, agent(P0408));
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' });
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' }, agent(P2099));
+    await s.req('demo.localhost', 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: { 'ucp-agent': { profile: P0825 } }, catalog: { query: 'tee' } } } }, { accept: 'application/json' });
+    const xs = (await s.req('localhost', 'GET', `/dev/shops/shop_demo/requests?since=${mark}`)).body.exchanges.reverse();
+    expect(xs.map((x: any) => [x.transport, x.status, x.version])).toEqual([
+      ['rest', 200, '2026-08-25'],
+      ['rest', 200, '2026-04-08'],
+      ['rest', 200, '2026-04-08'],
+      ['rest', 422, null],
+      ['mcp', 200, '2026-08-25'],
+    ]);
+  });
+
+  it('ucp_requests_total counts each answer under its version (a bounded label: none outside a negotiated operation)', async () => {
+    const before = await scrape();
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' }, agent(P0825));
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' }, agent(P0825));
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' });
+    await s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' }, agent(P2099));
+    const after = await scrape();
+    const delta = (labels: Record<string, string>) => valueOf(after, 'ucp_requests_total', labels) - valueOf(before, 'ucp_requests_total', labels);
+    expect(delta({ operation: SEARCH, status: '200', version: '2026-08-25' })).toBe(2);
+    expect(delta({ operation: SEARCH, status: '200', version: '2026-04-08' })).toBe(1);
+    // Refused before negotiation (the middleware answers, under its own route label): no version.
+    expect(delta({ transport: 'rest', status: '422', version: 'none' })).toBe(1);
+    expect(delta({ transport: 'rest', status: '422', version: '2026-08-25' })).toBe(0);
+    const versions = new Set(after.filter((x) => x.name === 'ucp_requests_total').map((x) => x.labels.version));
+    for (const v of versions) expect(['2026-04-08', '2026-08-25', 'none']).toContain(v);
   });
 });

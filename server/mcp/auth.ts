@@ -30,6 +30,8 @@ export interface McpAuthContext extends ToolContext {
   client: string;
   /** Told the request's operation once the body is parsed (the label of ucp_requests_total). */
   nameOperation?: (operation: string) => void;
+  /** Told the negotiated UCP version of a call (the `version` label of ucp_requests_total). */
+  nameVersion?: (version: string) => void;
   /** Told of each call refused for a budget (ucp_rate_limited_total counts the calls, batch or not). */
   rateLimited?: () => void;
   /** On a development server, what the shop's test data holds, in words (the demo's fixtures), for the instructions. */
@@ -59,6 +61,7 @@ export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unkn
       body: async () => ctx.rawBody,
       client: ctx.client,
     });
+    ctx.nameVersion?.(access.version);
     return { kind: 'ok', access };
   } catch (e) {
     if (e instanceof AccessDenied) {

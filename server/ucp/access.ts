@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { parseDictionary } from 'structured-headers';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
+import { incomingOf, nameVersion } from '../http/metrics.ts';
 import { AccessDenied, authenticate, CapabilitiesIncompatible, headerReader, incompatibleBody } from '../http/authenticate.ts';
 import { restOperation } from '../http/rest-operation.ts';
 import { shopOf } from './guard.ts';
@@ -69,6 +70,7 @@ export function ucpAccess(): MiddlewareHandler<AppEnv> {
         client: c.get('client'),
       });
       c.set('access', access);
+      nameVersion(incomingOf(c), access.version);
     } catch (e) {
       // version_unsupported: the spec's REST envelope, {code, content, continue_url} with 422.
       if (e instanceof AccessDenied) return protocolError(c, e.status, e.code, e.message, e.code === 'version_unsupported' ? { continue_url: `${origin}/` } : {}, e.headers);
