@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID } from './support/ucp-schemas.ts';
 import { platformProfile, platformProfile20260825, serveProfiles } from './support/platform.ts';
 import { parseMetrics, valueOf } from './support/metrics.ts';
+import { Validator } from '@seriousme/openapi-schema-validator';
 
 const P0408 = 'https://agent-0408.example/.well-known/ucp';
 const P0825 = 'https://agent-0825.example/.well-known/ucp';
@@ -282,5 +283,39 @@ describe('tools: the inspector and the metrics say which version answered', () =
     expect(delta({ transport: 'rest', status: '422', version: '2026-08-25' })).toBe(0);
     const versions = new Set(after.filter((x) => x.name === 'ucp_requests_total').map((x) => x.labels.version));
     for (const v of versions) expect(['2026-04-08', '2026-08-25', 'none']).toContain(v);
+  });
+});
+
+describe('documents per version', () => {
+  it('GET /api/ucp/openapi.json?version=…: a valid OpenAPI 3.1 document per version; 2026-08-25 update bodies have no id', async () => {
+    const seed = await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json');
+    const pinnedSeed = await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json?version=2026-04-08');
+    expect(pinnedSeed.text).toBe(seed.text);
+    const latest = await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json?version=2026-08-25');
+    expect(latest.status).toBe(200);
+    for (const doc of [seed.body, latest.body]) {
+      const result = await new Validator().validate(doc);
+      expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+      expect(result.valid).toBe(true);
+    }
+    expect(seed.body.info.description).toContain('Universal Commerce Protocol 2026-04-08');
+    expect(latest.body.info.description).toContain('Universal Commerce Protocol 2026-08-25');
+    expect(latest.text).not.toContain('https://ucp.dev/2026-04-08/');
+    const updateBody = (doc: any) => doc.paths['/carts/{id}'].put.requestBody.content['application/json'].schema;
+    expect(updateBody(seed.body).properties.id).toBeDefined();
+    expect(updateBody(latest.body).properties.id).toBeUndefined();
+    expect(latest.body.components.schemas.Variant.properties.quantity_unit).toBeDefined();
+    const missing = await s.req('demo.localhost', 'GET', '/api/ucp/openapi.json?version=2099-01-01');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('not_found');
+  });
+
+  it('each profile names its own release\'s MCP and REST documents', async () => {
+    const latest = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    const leaf = await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08');
+    const schemaOf = (p: any, t: string) => p.ucp.services['dev.ucp.shopping'].find((b: any) => b.transport === t).schema;
+    expect(schemaOf(latest.body, 'mcp')).toBe('https://ucp.dev/2026-08-25/services/shopping/mcp.openrpc.json');
+    expect(schemaOf(leaf.body, 'mcp')).toBe('https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json');
+    expect(schemaOf(latest.body, 'rest')).toBe('https://ucp.dev/2026-08-25/services/shopping/rest.openapi.json');
   });
 });

@@ -57,7 +57,7 @@ export const FIELD_DOCS: Readonly<Record<string, string>> = {
   // Carts.
   cart: 'The cart request (the REST request body of the twin operation).',
   id: 'The cart id returned by create_cart (cart_…).',
-  'cart.id': 'Optional; when present it must equal the id argument.',
+  'cart.id': 'UCP 2026-04-08 only: optional, and when present it must equal the id argument. UCP 2026-08-25 agents leave it out (refused as unexpected_field).',
   line_items: `The cart's lines (at most ${MAX_LINE_ITEMS}); on update the full list: lines left out are removed.`,
   'line_items[].id': 'Update only: the id of an existing line to keep (from the cart\'s line_items[].id).',
   'line_items[].item': 'What to buy: {id: <variant id>}.',
