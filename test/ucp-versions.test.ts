@@ -13,6 +13,7 @@ import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID 
 import { platformProfile, platformProfile20260825, serveProfiles } from './support/platform.ts';
 import { parseMetrics, valueOf } from './support/metrics.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { ShopPolicy, StoredVariant } from '../server/formats/catalog-format.ts';
 
 const P0408 = 'https://agent-0408.example/.well-known/ucp';
 const P0825 = 'https://agent-0825.example/.well-known/ucp';
@@ -219,6 +220,16 @@ describe('MCP (official SDK client): the profile in meta decides the version', (
     expect(latest.content[0].text).toBe(rest.text);
   });
 
+  it('the tools/call request and answer are the envelope transports/mcp_tool_call.json writes down', async () => {
+    const request = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_cart', arguments: { meta: { 'ucp-agent': { profile: P0825 }, 'idempotency-key': randomUUID() }, cart: { line_items: [{ item: { id: 'var_socks_m' }, quantity: 1 }] } } } };
+    expectUcp20260825Valid('transports/mcp_tool_call.json', request);
+    const r = await s.req('demo.localhost', 'POST', '/mcp', request, { accept: 'application/json, text/event-stream' });
+    expect(r.status).toBe(200);
+    expectUcp20260825Valid('transports/mcp_tool_call.json', r.body);
+    expectUcp20260825Valid('shopping/cart.json', r.body.result.structuredContent);
+    expect(r.body.result.content[0].text).toBe(JSON.stringify(r.body.result.structuredContent));
+  });
+
   it('carts: update_cart without id in the cart for 2026-08-25, with it for 2026-04-08; a body id is refused for 2026-08-25', async () => {
     const created = await call('create_cart', P0825, { cart: { line_items: [{ item: { id: 'var_socks_m' }, quantity: 1 }] } });
     expectUcp20260825Valid('shopping/cart.json', created.structuredContent);
@@ -241,6 +252,7 @@ describe('MCP (official SDK client): the profile in meta decides the version', (
     // The SDK client turns a 4xx into a transport error without the body, so this one is a plain JSON-RPC POST.
     const r = await s.req('demo.localhost', 'POST', '/mcp', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: { 'ucp-agent': { profile: P2099 } }, catalog: { query: 'socks' } } } }, { accept: 'application/json, text/event-stream' });
     expect(r.status).toBe(422);
+    expectUcp20260825Valid('transports/mcp_tool_call.json', r.body);
     expect(r.body.error.code).toBe(-32001);
     expect(r.body.error.data).toEqual({ code: 'version_unsupported', content: expect.stringMatching(/2099-01-01/), continue_url: `${origin}/` });
     await expect(call('search_catalog', P2099, { catalog: { query: 'socks' } })).rejects.toThrow(/"code":-32001.*version_unsupported/);
@@ -317,5 +329,25 @@ describe('documents per version', () => {
     expect(schemaOf(latest.body, 'mcp')).toBe('https://ucp.dev/2026-08-25/services/shopping/mcp.openrpc.json');
     expect(schemaOf(leaf.body, 'mcp')).toBe('https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json');
     expect(schemaOf(latest.body, 'rest')).toBe('https://ucp.dev/2026-08-25/services/shopping/rest.openapi.json');
+  });
+});
+
+describe('catalog format: policies and sale units', () => {
+  const variant = { id: 'v1', price: 1800 };
+  it('accepts a sale unit and unit pricing in one unit, refuses mixed units and out-of-range scales', () => {
+    const ok = StoredVariant.safeParse({ ...variant, quantity_unit: { unit: 'PK', display_text: { en: 'pack' } }, unit_price: { measure: { unit: 'PR', display_text: 'pairs', value: 3 }, reference: { unit: 'PR', display_text: 'pair', value: 1 } } });
+    expect(ok.success).toBe(true);
+    const mixed = StoredVariant.safeParse({ ...variant, unit_price: { measure: { unit: 'PR', display_text: 'pairs', value: 3 }, reference: { unit: 'KGM', display_text: 'kg', value: 1 } } });
+    expect(mixed.success).toBe(false);
+    expect(JSON.stringify(mixed.error?.issues)).toMatch(/same unit/);
+    expect(StoredVariant.safeParse({ ...variant, quantity_unit: { unit: 'KGM', display_text: 'kg', scale: 16 } }).success).toBe(false);
+    expect(StoredVariant.safeParse({ ...variant, unit_price: { measure: { unit: 'PR', display_text: 'p', value: 0 }, reference: { unit: 'PR', display_text: 'p', value: 1 } } }).success).toBe(false);
+  });
+
+  it('a policy needs a reverse-DNS type and a description', () => {
+    expect(ShopPolicy.safeParse({ type: 'dev.ucp.shopping.policy.return', description: 'Thirty days.' }).success).toBe(true);
+    expect(ShopPolicy.safeParse({ type: 'returns', description: 'Thirty days.' }).success).toBe(false);
+    expect(ShopPolicy.safeParse({ type: 'dev.ucp.shopping.policy.return' }).success).toBe(false);
+    expect(ShopPolicy.safeParse({ type: 'com.example.policy.x', description: 'x', url: 'javascript:alert(1)' }).success).toBe(false);
   });
 });
