@@ -58,9 +58,10 @@ interface CallState {
 }
 
 const INSTRUCTIONS =
-  'Universal Commerce Protocol (UCP 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
+  'Universal Commerce Protocol (UCP 2026-08-25 and 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
   'arguments.meta["ucp-agent"].profile = the URL of your platform profile (https; on a development server the demo agent\'s ' +
-  'profile http://agent.localhost:<port>/.well-known/ucp works). Find products with search_catalog ' +
+  'profile http://agent.localhost:<port>/.well-known/ucp works); its ucp.version is the version you are answered in ' +
+  '(in 2026-08-25 the cart id goes in arguments.id only, never inside cart). Find products with search_catalog ' +
   '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
   'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
 
