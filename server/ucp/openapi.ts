@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
+import { UCP_VERSIONS } from '../../src/wire/version.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { REST_SCHEMA_URL, SPEC_URL } from '../core/shops/ucp-profile.ts';
 import { accessPolicy, allows, isOperation, type OperationName } from '../core/access/access-policy.ts';
@@ -82,7 +83,7 @@ const DOCUMENT = {
   },
   paths: {
     '/': { get: { operationId: 'service_root', summary: 'Service root', description: 'The binding this endpoint serves (public).', ...PUBLIC, responses: { '200': json(schemaRef('ServiceRoot'), 'The service binding.'), ...errors(400) } } },
-    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of this transport (public); `?version=2026-08-25` for that UCP version\'s (default 2026-04-08).', ...PUBLIC, parameters: [{ name: 'version', in: 'query', required: false, description: 'The UCP version of the document: 2026-04-08 (default) or 2026-08-25.', schema: { type: 'string', enum: ['2026-04-08', '2026-08-25'] } }], responses: { '200': json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } }, 'OpenAPI 3.1.'), ...errors(400) } } },
+    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of this transport (public); `?version=2026-08-25` for that UCP version\'s (default 2026-04-08).', ...PUBLIC, parameters: [{ name: 'version', in: 'query', required: false, description: 'The UCP version of the document: 2026-04-08 (default) or 2026-08-25.', schema: { type: 'string', enum: [...UCP_VERSIONS] } }], responses: { '200': json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } }, 'OpenAPI 3.1.'), ...errors(400) } } },
     '/catalog/search': {
       post: operation({ id: 'search_catalog', summary: 'Search the catalog', description: 'Free text and/or filters; paginated with pagination.cursor.', body: body(SearchRequest, 'catalog'), success: [200, 'Products found.', schemaRef('SearchResponse')], errors: CATALOG_ERRORS }),
     },
