@@ -18,12 +18,14 @@ import { ShopPolicy, StoredVariant } from '../server/formats/catalog-format.ts';
 const P0408 = 'https://agent-0408.example/.well-known/ucp';
 const P0825 = 'https://agent-0825.example/.well-known/ucp';
 const P2099 = 'https://agent-2099.example/.well-known/ucp';
+/** A 2026-08-25 profile whose capability entries are 2026-04-08's: capabilities never mix across versions. */
+const PMIXED = 'https://agent-mixed.example/.well-known/ucp';
 const agent = (profile: string) => ({ 'ucp-agent': `profile="${profile}"` });
 
 let s: TestServer;
 let origin: string;
 beforeAll(async () => {
-  serveProfiles({ [P0408]: platformProfile(), [P0825]: platformProfile20260825(), [P2099]: { ...platformProfile20260825(), ucp: { ...platformProfile20260825().ucp, version: '2099-01-01' } } });
+  serveProfiles({ [PMIXED]: { ...platformProfile(), ucp: { ...platformProfile().ucp, version: '2026-08-25' } }, [P0408]: platformProfile(), [P0825]: platformProfile20260825(), [P2099]: { ...platformProfile20260825(), ucp: { ...platformProfile20260825().ucp, version: '2099-01-01' } } });
   s = await startTestServer();
   origin = `http://demo.localhost:${s.port}`;
 });
@@ -117,6 +119,14 @@ describe('REST: the platform profile decides the version', () => {
     const r = await s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 1 }] }, agent(P2099));
     expect(r.status).toBe(422);
     expect(r.body).toEqual({ code: 'version_unsupported', content: expect.stringMatching(/2099-01-01.*2026-08-25.*2026-04-08/), continue_url: `${origin}/` });
+  });
+
+  it('capabilities are negotiated within the chosen version: 2026-04-08 entries in a 2026-08-25 profile match nothing', async () => {
+    const r = await s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 1 }] }, agent(PMIXED));
+    expect(r.status).toBe(200);
+    expectUcp20260825Valid('common/types/error_response.json', r.body);
+    expect(r.body.ucp).toMatchObject({ version: '2026-08-25', status: 'error' });
+    expect(r.body.messages[0].code).toBe('capabilities_incompatible');
   });
 
   it('carts in 2026-08-25: no id in bodies, the sale unit on the line, policies; the same cart read in 2026-04-08', async () => {
