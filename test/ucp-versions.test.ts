@@ -14,6 +14,8 @@ import { platformProfile, platformProfile20260825, serveProfiles } from './suppo
 import { parseMetrics, valueOf } from './support/metrics.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ShopPolicy, StoredVariant } from '../server/formats/catalog-format.ts';
+import * as z from 'zod/mini';
+import { PlatformProfile } from '../src/wire/platform-profile.ts';
 
 const P0408 = 'https://agent-0408.example/.well-known/ucp';
 const P0825 = 'https://agent-0825.example/.well-known/ucp';
@@ -339,6 +341,17 @@ describe('documents per version', () => {
     expect(schemaOf(latest.body, 'mcp')).toBe('https://ucp.dev/2026-08-25/services/shopping/mcp.openrpc.json');
     expect(schemaOf(leaf.body, 'mcp')).toBe('https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json');
     expect(schemaOf(latest.body, 'rest')).toBe('https://ucp.dev/2026-08-25/services/shopping/rest.openapi.json');
+  });
+});
+
+describe('platform profiles of 2026-08-25', () => {
+  it('the wire schema takes what the 2026-08-25 platform_schema takes: keys[], hyphenated and digit-led names', () => {
+    const doc = platformProfile20260825() as any;
+    doc.ucp.capabilities['com.example-shop.2loyalty'] = [{ version: '2026-08-25', spec: 'https://example-shop.com/spec', schema: 'https://example-shop.com/schema.json' }];
+    doc.keys = [{ kid: 'k1', kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }];
+    expectUcp20260825Valid(`${PROFILE_2026_08_25}#/$defs/platform_schema`, doc);
+    expect(z.safeParse(PlatformProfile, doc).success).toBe(true);
+    expect(z.safeParse(PlatformProfile, { ...doc, ucp: { ...doc.ucp, capabilities: { 'Com.Example': doc.ucp.capabilities['dev.ucp.shopping.cart'] } } }).success).toBe(false);
   });
 });
 
