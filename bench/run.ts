@@ -11,6 +11,7 @@
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=versions BENCH_BASE=../wt-old BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # this checkout's server vs another checkout's
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
+ *   BENCH_ONLY=ucp-versions BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench # a UCP 2026-08-25 agent beside a 2026-04-08 one (bench/ucp-versions.ts)
  *   BENCH_ONLY=host npm run bench      # host.js load → interactive beside a bare page (Chromium)
  *   BENCH_ONLY=apps npm run bench      # MCP Apps view: tool-result → cards beside host.js's search cards (Chromium)
  *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
@@ -226,6 +227,10 @@ async function main() {
         rows.push(...(await benchDurable(dataDir, seconds)));
         continue;
       }
+      if (ONLY === 'ucp-versions') {
+        rows.push(...(await (await import('./ucp-versions.ts')).benchUcpVersions(dataDir, seconds)));
+        continue;
+      }
       const port = await freePort();
       const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }, /listening/);
       const url = `http://127.0.0.1:${port}`;
@@ -251,7 +256,10 @@ async function main() {
       }
       // Ten connections, beside the bare in-memory index server over the same data (bench/search.ts).
       rows.push(...(await benchSearchAtScale(dataDir, products, seconds)));
-      if (products === sizes[0]) rows.push(...(await limiterCost(dataDir)), ...(await benchMetricsOnSearch()), ...(await benchDurable(dataDir, seconds)));
+      if (products === sizes[0]) {
+        rows.push(...(await limiterCost(dataDir)), ...(await benchMetricsOnSearch()), ...(await benchDurable(dataDir, seconds)));
+        rows.push(...(await (await import('./ucp-versions.ts')).benchUcpVersions(dataDir, seconds)));
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

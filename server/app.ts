@@ -14,7 +14,7 @@ import { protocolError, renderError } from './http/errors.ts';
 import { publicCors, simpleCorsHeaders, UCP_ALLOW_HEADERS } from './http/cors.ts';
 import { requestOrigin } from './http/origin.ts';
 import { cachedShop, findShopByDomain } from './core/shops/shops.ts';
-import { DISCOVERY_PATH, discoveryFastPath, discoveryHandler } from './ucp/discovery.ts';
+import { DISCOVERY_LEAF_PATH, DISCOVERY_PATH, discoveryFastPath, discoveryHandler } from './ucp/discovery.ts';
 import { requireProtocol } from './ucp/guard.ts';
 import { restMethodFallbacks, ucpRestRoutes } from './ucp/rest.ts';
 import { cartRoutes } from './ucp/cart-routes.ts';
@@ -126,7 +126,7 @@ export function createApp({ db, config }: AppDeps) {
 
   // Protocol first, CORS second: a shop with the protocol off answers even a preflight with 404.
   const corsMw = publicCors(UCP_CORS);
-  for (const path of ['/api/ucp/*', '/api/ucp', DISCOVERY_PATH]) app.use(path, requireProtocol, corsMw);
+  for (const path of ['/api/ucp/*', '/api/ucp', DISCOVERY_PATH, DISCOVERY_LEAF_PATH]) app.use(path, requireProtocol, corsMw);
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => protocolError(c, 413, 'request_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`),
@@ -138,6 +138,7 @@ export function createApp({ db, config }: AppDeps) {
 
   // A plain route, not a sub-app: the hottest public document goes through as few layers as possible.
   app.get(DISCOVERY_PATH, discoveryHandler);
+  app.get(DISCOVERY_LEAF_PATH, discoveryHandler);
 
   const rest = new Hono<AppEnv>();
   // UCP-Sandbox-Fault (development only; server/http/sandbox-fault.ts), before anything runs.

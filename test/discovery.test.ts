@@ -11,8 +11,10 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 describe('GET /.well-known/ucp', () => {
-  it('publishes a valid business profile with origin-based endpoints', async () => {
-    const r = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+  it('publishes a valid business profile with origin-based endpoints (the 2026-04-08 leaf)', async () => {
+    // Since issue 37 /.well-known/ucp is the 2026-08-25 profile (test/ucp-versions.test.ts); the
+    // 2026-04-08 profile it names in supported_versions is the one served here before, unchanged.
+    const r = await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08');
     expect(r.status).toBe(200);
     expectUcpValid(`${PROFILE_ID}#/$defs/business_profile`, r.body);
     expect(r.body.ucp.version).toBe('2026-04-08');

@@ -435,7 +435,8 @@ describe('errors, access and the per-shop switch', () => {
   });
 
   it('discovery on demo.localhost carries the mcp binding with endpoint and OpenRPC schema URL', async () => {
-    const d = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    // The 2026-04-08 leaf (/.well-known/ucp is 2026-08-25 since issue 37: test/ucp-versions.test.ts).
+    const d = await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08');
     expectUcpValid('https://ucp.dev/discovery/profile_schema.json#/$defs/business_profile', d.body);
     const mcp = d.body.ucp.services['dev.ucp.shopping'].find((b: any) => b.transport === 'mcp');
     expect(mcp).toEqual({

@@ -45,6 +45,7 @@ const summary = (r: LintReport) => r.problems.map((p) => `${p.ruleId}: ${p.messa
 it.each([
   ['the UCP REST document of an open shop', 'demo.localhost', '/api/ucp/openapi.json'],
   ['the UCP REST document of a shop with a stricter policy', 'strict.localhost', '/api/ucp/openapi.json'],
+  ['the UCP 2026-08-25 REST document (issue 37)', 'demo.localhost', '/api/ucp/openapi.json?version=2026-08-25'],
   ['the merchant API document', 'localhost', '/merchants/shop_demo/3.0/openapi.json'],
 ])('%s: 0 errors, 0 warnings under the recommended ruleset', async (name, host, path) => {
   const r = await s.req(host, 'GET', path);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
+import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID } from './support/ucp-schemas.ts';
 import { merchantApi, newOrder, profileKeys, startReceiver, verifyDelivery, type Receiver } from './support/webhooks.ts';
 import { rotateShopKey } from '../server/core/access/signing-keys.ts';
 import { retryDelayMs } from '../server/core/orders/webhooks.ts';
@@ -58,7 +58,7 @@ describe('order webhooks', () => {
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^whe_/), url: rx.url, events: ['order.created', 'order.updated'], active: true });
     expect((await api('GET', '/3.0/webhooks')).body.webhooks.map((w: any) => w.id)).toEqual([created.body.id]);
 
-    const p = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    const p = await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08');
     expectUcpValid(`${PROFILE_ID}#/$defs/business_profile`, p.body);
     expect(p.body.signing_keys).toHaveLength(1);
     const [key] = p.body.signing_keys;
@@ -66,6 +66,18 @@ describe('order webhooks', () => {
     expect(key).toEqual({ kid: expect.any(String), kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), alg: 'ES256', use: 'sig' });
     expect(key.d).toBeUndefined();
     expect((await s.req('other.localhost', 'GET', '/.well-known/ucp')).body.signing_keys).toBeUndefined();
+  });
+
+  it('the 2026-08-25 profile publishes the same keys as top-level keys[], the 2026-04-08 leaf as signing_keys', async () => {
+    const latest = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    expectUcp20260825Valid(`${PROFILE_2026_08_25}#/$defs/business_schema`, latest.body);
+    expect(latest.body.ucp.version).toBe('2026-08-25');
+    expect(latest.body.signing_keys).toBeUndefined();
+    for (const k of latest.body.keys) expectUcp20260825Valid(`${PROFILE_2026_08_25}#/$defs/jwk_public_key`, k);
+    const leaf = await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08');
+    expect(leaf.body.keys).toBeUndefined();
+    expect(latest.body.keys).toEqual(leaf.body.signing_keys);
+    expect(latest.body.keys).toHaveLength(1);
   });
 
   it('an order created through the merchant API is delivered once, signed and verifiable with the published keys', async () => {
@@ -152,12 +164,13 @@ describe('order webhooks', () => {
   });
 
   it('rotation publishes both kids during the grace period; new deliveries use the new kid', async () => {
-    const oldKeys = (await s.req('demo.localhost', 'GET', '/.well-known/ucp')).body.signing_keys;
+    const oldKeys = (await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08')).body.signing_keys;
     expect(oldKeys).toHaveLength(1);
     const { kid, retired } = await rotateShopKey(s.db, 'shop_demo', { graceDays: 7 });
     expect(retired).toBe(oldKeys[0].kid);
-    const p = await s.req('demo.localhost', 'GET', '/.well-known/ucp');
+    const p = await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08');
     expect(p.body.signing_keys.map((k: any) => k.kid)).toEqual([kid, retired]);
+    expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp')).body.keys.map((k: any) => k.kid)).toEqual([kid, retired]);
     expectUcpValid(`${PROFILE_ID}#/$defs/business_profile`, p.body);
 
     const before = rx.received.length;
@@ -171,7 +184,7 @@ describe('order webhooks', () => {
 
     // Grace over: the retired key is no longer published.
     await s.db.updateTable('shop_signing_keys').set({ retire_at: new Date(Date.now() - 1000) }).where('kid', '=', retired!).execute();
-    expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp')).body.signing_keys.map((k: any) => k.kid)).toEqual([kid]);
+    expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08')).body.signing_keys.map((k: any) => k.kid)).toEqual([kid]);
     expect(await verifyDelivery(s, rx, older)).toMatchObject({ ok: false, code: 'key_not_found' });
   });
 
@@ -179,7 +192,8 @@ describe('order webhooks', () => {
     const list = (await api('GET', '/3.0/webhooks')).body.webhooks;
     for (const w of list) expect((await api('DELETE', `/3.0/webhooks/${w.id}`)).status).toBe(204);
     expect((await api('DELETE', '/3.0/webhooks/whe_nope')).status).toBe(404);
-    expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp')).body.signing_keys).toBeUndefined();
+    expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp/2026-04-08')).body.signing_keys).toBeUndefined();
+    expect((await s.req('demo.localhost', 'GET', '/.well-known/ucp')).body.keys).toBeUndefined();
   });
 
   it('backoff doubles from the base, capped, with ±20 % jitter', () => {

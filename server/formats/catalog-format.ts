@@ -60,6 +60,43 @@ export const StoredMedia = z.object({
   height: z.number().int().positive().optional(),
 });
 
+/**
+ * A unit descriptor (UCP 2026-08-25 `common/types/unit.json`): `unit` a UN/CEFACT Rec 20 code where
+ * one fits (`C62` piece, `PR` pair, `KGM` kilogram, `MTR` metre), `display_text` the label buyers
+ * read, `scale` the power of ten one step is (0.1 kg steps: `KGM`, scale 1).
+ */
+const Unit = {
+  unit: z.string().min(1).max(16),
+  display_text: Localized,
+  scale: z.number().int().min(0).max(15).optional(),
+};
+/** How a variant is sold (UCP 2026-08-25 `quantity_unit`); absent = by the piece. `increment`: sold in multiples of this many steps. */
+export const QuantityUnit = z.object({ ...Unit, increment: z.number().int().min(1).optional() });
+export type QuantityUnit = z.infer<typeof QuantityUnit>;
+const Measure = z.object({ ...Unit, value: z.number().int().min(1) });
+/**
+ * What one sale unit contains and per how much a unit price is shown (UCP `unit_price`: a 3-pack
+ * of socks is `measure` 3 pairs, `reference` 1 pair). Both in the same `unit` (the spec forbids
+ * converting units); the amount is computed from the price (server/core/products/products.ts).
+ */
+export const UnitPricing = z
+  .object({ measure: z.object(Measure.shape), reference: z.object(Measure.shape) })
+  .refine((u) => u.measure.unit === u.reference.unit, { message: 'measure.unit and reference.unit must be the same unit', path: ['reference', 'unit'] });
+export type UnitPricing = z.infer<typeof UnitPricing>;
+
+/**
+ * A shop policy (UCP 2026-08-25 `common/types/policy.json`): returns, shipping, warranty. `type` is
+ * reverse-DNS (`dev.ucp.shopping.policy.return`, or one in the shop's own domain), `applies_to`
+ * JSONPaths relative to the response root (absent: the whole response).
+ */
+export const ShopPolicy = z.object({
+  type: z.string().regex(/^[a-z][a-z0-9-]*(?:\.[a-z0-9](?:[a-z0-9_-]*[a-z0-9_])?)+$/, 'a reverse-DNS name such as dev.ucp.shopping.policy.return'),
+  description: Localized,
+  url: z.string().regex(/^(https?:\/\/[^\s]+|\/[^\s]*)$/, 'an http(s) URL or a path starting with /').optional(),
+  applies_to: z.array(z.string().startsWith('$')).optional(),
+});
+export type ShopPolicy = z.infer<typeof ShopPolicy>;
+
 export const StoredVariant = z.object({
   id: Id,
   sku: z.string().optional(),
@@ -76,6 +113,8 @@ export const StoredVariant = z.object({
   media: z.array(StoredMedia).optional(),
   barcodes: z.array(z.object({ type: z.string(), value: z.string() })).optional(),
   customizations: z.array(CustomizationDef).optional(),
+  quantity_unit: QuantityUnit.optional(),
+  unit_price: UnitPricing.optional(),
 });
 export type StoredVariant = z.infer<typeof StoredVariant>;
 
@@ -159,6 +198,8 @@ export const ShopSettings = z.object({
   webmcp_enabled: z.boolean().default(true),
   /** The shop's own checkout; without it the handoff shows the order summary and says checkout is not connected. */
   checkout: CheckoutHandoff.optional(),
+  /** The shop's policies (returns, shipping), sent as `policies[]` to UCP 2026-08-25 agents (docs/catalog-format.md). */
+  policies: z.array(ShopPolicy).max(20).optional(),
   /** Free-form per-feature settings later features add (access policy, webhook URLs, ...). */
   extra: z.record(z.string(), z.unknown()).default({}),
 });

@@ -1,6 +1,6 @@
 /** Domain types shared across the core. The stored shapes come from the catalog file format. */
-export type { ShopSettings, StoredProduct, StoredVariant, CustomizationDef, StoredDiscount } from './catalog-format.ts';
-import type { ShopSettings, StoredDiscount } from './catalog-format.ts';
+export type { ShopSettings, StoredProduct, StoredVariant, CustomizationDef, StoredDiscount, ShopPolicy, QuantityUnit } from './catalog-format.ts';
+import type { QuantityUnit, ShopSettings, StoredDiscount } from './catalog-format.ts';
 
 export interface Shop {
   id: string;
@@ -24,6 +24,8 @@ export interface StoredCartLine {
   title: string;
   image?: string;
   parent_id?: string;
+  /** The variant's sale basis at write time (absent: by the piece); shown to UCP 2026-08-25 agents. */
+  quantity_unit?: QuantityUnit;
 }
 
 export interface StoredCartDiscounts {

@@ -21,13 +21,14 @@ import type { Config } from '../config.ts';
 import type { Shop } from '../formats/types.ts';
 import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
+import { UCP_LATEST, type UcpVersion } from '../../src/wire/version.ts';
 import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Tier } from '../core/access/access-policy.ts';
 import { verifyChannelKey } from '../core/access/channel-keys.ts';
 import { checkStorefrontToken, isStorefrontToken } from '../core/access/storefront-tokens.ts';
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/access/negotiation.ts';
 import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/access/platform-profiles.ts';
 import { errorStatus, verify, type VerifyErrorCode } from '../core/access/http-signatures.ts';
-import { CAPABILITIES, demoAgentProfileUrl, responseMeta, type Operation } from '../core/shops/ucp-profile.ts';
+import { CAPABILITIES, capabilitiesAt, OLDER_VERSIONS, demoAgentProfileUrl, responseMeta, type Operation } from '../core/shops/ucp-profile.ts';
 import { operationClass, spendTransportBudget, type BudgetClient } from './transport-limits.ts';
 
 /** Seconds a signature's `created` may differ from our clock. */
@@ -91,6 +92,8 @@ export class CapabilitiesIncompatible extends DomainError {
     message: string,
     readonly negotiated: ReadonlySet<string>,
     readonly missing: string[],
+    /** The protocol version negotiated before the capabilities failed (the envelope answers in it). */
+    readonly version: string = UCP_VERSION,
   ) {
     super('invalid', ERROR_CODES.capabilitiesIncompatible, message);
   }
@@ -323,7 +326,8 @@ async function verifySignature(input: AuthInput, profiles: Profiles, resolved: R
     maxSkewSeconds: MAX_CLOCK_SKEW_SECONDS,
     ...(input.now !== undefined ? { now: input.now } : {}),
     resolveKey: async (kid) => {
-      const find = (p: ResolvedProfile) => p.profile.signing_keys?.find((k) => k.kid === kid);
+      // A 2026-08-25 profile publishes its keys as `keys` (its verifiers read only those); older ones as `signing_keys`.
+      const find = (p: ResolvedProfile) => (p.profile.ucp.version >= UCP_LATEST ? p.profile.keys : p.profile.signing_keys)?.find((k) => k.kid === kid);
       let jwk = find(current);
       if (!jwk) {
         const fresh = await profiles.refresh(profileUrl).catch(() => null);
@@ -382,7 +386,7 @@ export async function authenticate(input: AuthInput): Promise<AccessContext> {
   const { capabilities } = negotiated(resolved);
   const needed = OPERATION_CAPABILITY[operation];
   if (!capabilities.has(needed)) {
-    throw new CapabilitiesIncompatible(`The platform profile ${profileUrl} offers no version of ${needed} that this business supports (UCP ${version}).`, capabilities, [needed]);
+    throw new CapabilitiesIncompatible(`The platform profile ${profileUrl} offers no version of ${needed} that this business supports (UCP ${version}).`, capabilities, [needed], version);
   }
   return { tier, ...(principal ? { principal } : {}), profileUrl, profile: resolved, negotiated: capabilities, version };
 }
@@ -396,8 +400,9 @@ const negotiations = new WeakMap<ResolvedProfile, { version: string; capabilitie
 function negotiated(resolved: ResolvedProfile): { version: string; capabilities: ReadonlySet<string> } {
   let n = negotiations.get(resolved);
   if (!n) {
-    const version = negotiateVersion(UCP_VERSION, resolved.profile.ucp.version).version;
-    const business = CAPABILITIES as unknown as CapabilityRegistry;
+    // The latest version is ours; older ones are served through their leaf profiles (server/ucp/versions.ts).
+    const version = negotiateVersion(UCP_LATEST, resolved.profile.ucp.version, OLDER_VERSIONS).version as UcpVersion;
+    const business = capabilitiesAt(version) as unknown as CapabilityRegistry;
     const platform = (resolved.profile.ucp.capabilities ?? {}) as unknown as CapabilityRegistry;
     n = { version, capabilities: new Set(intersectCapabilities(business, platform, { protocolVersion: version }).keys()) };
     negotiations.set(resolved, n);

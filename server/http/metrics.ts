@@ -7,6 +7,9 @@
  *   `nameOperation`: the MCP method and tool). A raw path or id never becomes a label: a request
  *   nobody named is `unmatched`, so the series stay bounded whatever clients send;
  * - the transport is read off the path's first segment;
+ * - `ucp_requests_total` also says which UCP version answered (`nameVersion`, told by the REST access
+ *   middleware and the MCP dispatcher once negotiation decided it): one of the served versions, or
+ *   `none` (discovery, non-UCP routes, refusals before negotiation), so the label stays bounded;
  * - the gauges (database load, search indexes, webhook queue) are read when scraped.
  * `GET /metrics` on the platform's address answers the registry (server/platform.ts mounts
  * `metricsHandler`); under cluster mode, every worker's (metrics-cluster.ts).
@@ -21,6 +24,7 @@ import { safeEqual } from '../lib/crypto.ts';
 import { BATCH_BUCKETS, webhookAttempts, rateLimitedTotal, registry, requestDuration, requestsTotal, scrapedCounter, scrapedGauge } from '../lib/metrics.ts';
 import { log } from '../lib/log.ts';
 import type { AppEnv } from './env.ts';
+import { UCP_VERSIONS } from '../../src/wire/version.ts';
 import { failures } from './db-bucket-store.ts';
 import type { BucketPolicy } from './rate-limit.ts';
 import { clusterMetricsText, joinClusterMetrics } from './metrics-cluster.ts';
@@ -50,25 +54,33 @@ interface Meter {
   whole: boolean;
   /** Calls inside this request refused for a budget (an MCP batch answers 200 around them). */
   limited: number;
+  /** The UCP version that answered (a served one), else undefined → `none`. */
+  version: string | undefined;
 }
 const meters = new WeakMap<IncomingMessage, Meter>();
 
 /** One label set's children, bound once: a request then costs two map lookups and two updates. */
 class Series {
   readonly duration: Histogram.Internal<'transport' | 'operation'>;
-  private readonly statuses = new Map<number, Counter.Internal>();
+  /** version → status → counter. */
+  private readonly statuses = new Map<string, Map<number, Counter.Internal>>();
   constructor(
     private readonly transport: Transport,
     private readonly operation: string,
   ) {
     this.duration = requestDuration.labels(transport, operation);
   }
-  status(code: number): Counter.Internal {
-    let c = this.statuses.get(code);
-    if (!c) this.statuses.set(code, (c = requestsTotal.labels(this.transport, this.operation, String(code))));
+  status(code: number, version = 'none'): Counter.Internal {
+    let byStatus = this.statuses.get(version);
+    if (!byStatus) this.statuses.set(version, (byStatus = new Map()));
+    let c = byStatus.get(code);
+    if (!c) byStatus.set(code, (c = requestsTotal.labels(this.transport, this.operation, String(code), version)));
     return c;
   }
 }
+
+/** The values the version label may take (anything else is `none`): bounded whatever a caller sends. */
+const VERSION_LABELS: ReadonlySet<string> = new Set(UCP_VERSIONS);
 
 /** transport → method ('' for whole names) → route → series. */
 const table = new Map<Transport, Map<string, Map<string, Series>>>();
@@ -100,7 +112,7 @@ function finished(req: IncomingMessage, res: ServerResponse, m: Meter): void {
   const s = route === undefined ? seriesFor(transport, '', 'unmatched') : seriesFor(transport, m.whole ? '' : methodLabel(req.method), route);
   s.duration.observe(seconds);
   const code = res.statusCode;
-  s.status(code).inc();
+  s.status(code, m.version).inc();
   // A 429 answer is one refusal; an answer holding refused calls (an MCP batch) is as many.
   const refused = Math.max(code === 429 ? 1 : 0, m.limited);
   if (refused) limitedCounter(transport).inc(refused);
@@ -118,7 +130,7 @@ const UNCOUNTED = new Set(['/livez', '/readyz', '/metrics']);
 /** Times and counts this request once its response has been sent. */
 export function observeRequest(req: IncomingMessage, res: ServerResponse): void {
   if (UNCOUNTED.has(req.url ?? '')) return;
-  const m: Meter = { start: performance.now(), route: undefined, whole: false, limited: 0 };
+  const m: Meter = { start: performance.now(), route: undefined, whole: false, limited: 0, version: undefined };
   meters.set(req, m);
   res.on('finish', () => finished(req, res, m)); // a response finishes once: no `once` wrapper
 }
@@ -138,6 +150,12 @@ export function nameOperation(incoming: IncomingMessage | undefined, operation: 
   if (!m) return;
   m.route = operation;
   m.whole = true;
+}
+
+/** The UCP version this request was answered in (ucp_requests_total's `version` label); only served versions count. */
+export function nameVersion(incoming: IncomingMessage | undefined, version: string): void {
+  const m = incoming && meters.get(incoming);
+  if (m && VERSION_LABELS.has(version)) m.version = version;
 }
 
 /** One call inside this request was refused for a budget (counted in ucp_rate_limited_total when it finishes). */

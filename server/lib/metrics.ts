@@ -21,8 +21,8 @@ export const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 export const requestsTotal = new Counter({
   name: 'ucp_requests_total',
-  help: 'Requests answered, by transport (rest, mcp, graphql, merchant, oauth, other), operation (route template, MCP method and tool) and HTTP status.',
-  labelNames: ['transport', 'operation', 'status'] as const,
+  help: 'Requests answered, by transport (rest, mcp, graphql, merchant, oauth, other), operation (route template, MCP method and tool), HTTP status and the UCP version that answered (2026-04-08, 2026-08-25; none outside a negotiated UCP operation).',
+  labelNames: ['transport', 'operation', 'status', 'version'] as const,
   registers: [registry],
 });
 

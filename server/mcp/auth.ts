@@ -18,6 +18,7 @@ import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompat
 import { McpProtocolError } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';
+import { answerIn, isServedVersion, UCP_VERSION } from '../ucp/versions.ts';
 
 export interface McpAuthContext extends ToolContext {
   config: Config;
@@ -29,6 +30,8 @@ export interface McpAuthContext extends ToolContext {
   client: string;
   /** Told the request's operation once the body is parsed (the label of ucp_requests_total). */
   nameOperation?: (operation: string) => void;
+  /** Told the negotiated UCP version of a call (the `version` label of ucp_requests_total). */
+  nameVersion?: (version: string) => void;
   /** Told of each call refused for a budget (ucp_rate_limited_total counts the calls, batch or not). */
   rateLimited?: () => void;
   /** On a development server, what the shop's test data holds, in words (the demo's fixtures), for the instructions. */
@@ -58,13 +61,23 @@ export async function authorizeMcp(ctx: McpAuthContext, tool: string, args: unkn
       body: async () => ctx.rawBody,
       client: ctx.client,
     });
+    ctx.nameVersion?.(access.version);
     return { kind: 'ok', access };
   } catch (e) {
     if (e instanceof AccessDenied) {
-      const data = { code: e.code, content: e.message, ...(e.retryAfter ? { retry_after: e.retryAfter } : {}) };
+      const data = {
+        code: e.code,
+        content: e.message,
+        ...(e.retryAfter ? { retry_after: e.retryAfter } : {}),
+        // The spec's version_unsupported data carries where the buyer can go on instead.
+        ...(e.code === 'version_unsupported' ? { continue_url: `${ctx.origin}/` } : {}),
+      };
       throw new McpProtocolError(e.rpcCode, e.status, data, e.message, e.headers);
     }
-    if (e instanceof CapabilitiesIncompatible) return { kind: 'incompatible', body: incompatibleBody(e, tool as OperationName, ctx.origin) };
+    if (e instanceof CapabilitiesIncompatible) {
+      const version = isServedVersion(e.version) ? e.version : UCP_VERSION;
+      return { kind: 'incompatible', body: answerIn(version, incompatibleBody(e, tool as OperationName, ctx.origin), { shop: ctx.shop, origin: ctx.origin, language: '' }) };
+    }
     throw e;
   }
 }

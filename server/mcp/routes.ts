@@ -14,7 +14,7 @@ import { protocolError } from '../http/errors.ts';
 import { handleMcpPost, mcpMethodNotAllowed, mcpTooLarge } from './server.ts';
 import { allowInsecureProfiles, headerReader, profileAdvice } from '../http/authenticate.ts';
 import { sandboxFault } from '../http/sandbox-fault.ts';
-import { incomingOf, countRateLimited, nameOperation } from '../http/metrics.ts';
+import { incomingOf, countRateLimited, nameOperation, nameVersion } from '../http/metrics.ts';
 
 export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
   const shop = c.get('shop');
@@ -64,6 +64,7 @@ export function mcpRoutes(opts: McpRouteOptions) {
       rawBody: text,
       client: c.get('client'),
       nameOperation: (op) => nameOperation(incomingOf(c), op),
+      nameVersion: (v) => nameVersion(incomingOf(c), v),
       rateLimited: () => countRateLimited(incomingOf(c)),
       sandboxNotes: opts.sandboxNotes?.(shop),
     });

@@ -44,6 +44,7 @@ import { inputErrorResult } from './input-errors.ts';
 import { InvalidRequest, logCause, RequestTooLarge, toDomainError } from '../core/shared/errors.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { appContents, appHtml, APP_URI, RESOURCES_LIST_RESULT } from './apps.ts';
+import { isServedVersion } from '../ucp/versions.ts';
 
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
@@ -57,9 +58,10 @@ interface CallState {
 }
 
 const INSTRUCTIONS =
-  'Universal Commerce Protocol (UCP 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
+  'Universal Commerce Protocol (UCP 2026-08-25 and 2026-04-08) shopping tools for this shop. Every tools/call needs ' +
   'arguments.meta["ucp-agent"].profile = the URL of your platform profile (https; on a development server the demo agent\'s ' +
-  'profile http://agent.localhost:<port>/.well-known/ucp works). Find products with search_catalog ' +
+  'profile http://agent.localhost:<port>/.well-known/ucp works); its ucp.version is the version you are answered in ' +
+  '(in 2026-08-25 the cart id goes in arguments.id only, never inside cart). Find products with search_catalog ' +
   '(or lookup_catalog / get_product), then build a cart with create_cart / update_cart (full replacement) / get_cart / ' +
   'cancel_cart (needs meta["idempotency-key"]). structuredContent is exactly the UCP REST response body.';
 
@@ -106,7 +108,8 @@ function buildServer(instructions: string): Server {
       const auth = await authorizeMcp(state.ctx, request.params.name, request.params.arguments);
       if (auth.kind === 'incompatible') return toolResult(auth.body);
       const access = auth.kind === 'ok' ? auth.access : undefined;
-      const ctx: ToolContext = { ...state.ctx, ...(access ? { negotiated: access.negotiated } : {}), caller: callerIdentity(access, state.ctx.client) };
+      const version = access && isServedVersion(access.version) ? access.version : undefined;
+      const ctx: ToolContext = { ...state.ctx, ...(access ? { negotiated: access.negotiated } : {}), ...(version ? { version } : {}), caller: callerIdentity(access, state.ctx.client) };
       return await callTool(ctx, request.params.name, request.params.arguments);
     } catch (e) {
       // UCP's -32602 for an oversized batch; any other input mistake is a result the model reads (docs/mcp.md).

@@ -21,6 +21,7 @@ import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './
 import { McpProtocolError, RPC } from './errors.ts';
 import { unknownArguments } from './input-errors.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
+import type { UcpVersion } from '../ucp/versions.ts';
 import { toolResult } from './result-json.ts';
 import { serializedOnce } from '../lib/json-fragments.ts';
 import { toolUiMeta } from './apps.ts';
@@ -39,6 +40,8 @@ export interface ToolContext {
   negotiated?: ReadonlySet<string>;
   /** Who calls (http/authenticate.ts callerIdentity): idempotency keys are stored under it. */
   caller?: string;
+  /** The negotiated UCP version (server/ucp/versions.ts); default the seed's. */
+  version?: UcpVersion;
 }
 
 /** The exact REST body a tool call produced (becomes `structuredContent`). */
@@ -99,6 +102,7 @@ function opContext(ctx: ToolContext, meta: CallMetaValues): OperationContext {
     ...(ctx.acceptLanguage ? { acceptLanguage: ctx.acceptLanguage } : {}),
     ...(meta.idempotencyKey ? { idempotencyKey: meta.idempotencyKey, ...(ctx.caller ? { caller: ctx.caller } : {}) } : {}),
     ...(ctx.negotiated ? { negotiated: ctx.negotiated } : {}),
+    ...(ctx.version ? { version: ctx.version } : {}),
   };
 }
 

@@ -283,6 +283,8 @@ interface Row {
   varPrefix?: string;
   sku?: string;
   noRating?: boolean;
+  /** The sale basis and unit pricing of every variant (UCP 2026-08-25 `quantity_unit` / `unit_price`). */
+  unit?: Pick<StoredVariant, 'quantity_unit' | 'unit_price'>;
 }
 
 const t = (en: string, fr?: string): L => ({ en, fr });
@@ -371,6 +373,11 @@ const DEMO_ROWS: Row[] = [
     ),
     tags: ['cotton', 'socks', 'basics'], price: 1800,
     opts: [['size', ['m', 'l']]],
+    // Sold by the pack of three pairs, priced per pair too: the demo of a sale unit (issue 37).
+    unit: {
+      quantity_unit: { unit: 'PK', display_text: { en: '3-pair pack', fr: 'lot de 3 paires' } },
+      unit_price: { measure: { unit: 'PR', display_text: { en: 'pairs', fr: 'paires' }, value: 3 }, reference: { unit: 'PR', display_text: { en: 'pair', fr: 'paire' }, value: 1 } },
+    },
   },
 
   // ----- home
@@ -932,6 +939,7 @@ export function buildProduct(row: Row, langs: string[]): StoredProduct {
       v.inventory = stock;
     }
     if (row.cust) v.customizations = row.cust.map((c) => localizeCustomization(c, langs));
+    if (row.unit) Object.assign(v, row.unit);
     return v;
   });
 
@@ -992,6 +1000,23 @@ export function buildDemoCatalogs(): Record<'demo' | 'other' | 'offline' | 'stri
         order_webhooks_enabled: false,
         // The demo's "own checkout" is a page that shows what was handed over (docs/carts.md "Checkout handoff").
         checkout: { url: '/handoff-preview', method: 'POST' },
+        // Sent as `policies[]` to UCP 2026-08-25 agents (docs/catalog-format.md "Policies").
+        policies: [
+          {
+            type: 'dev.ucp.shopping.policy.return',
+            description: {
+              en: 'Unworn items can be returned within 30 days of delivery for a full refund.',
+              fr: 'Les articles non portés peuvent être retournés sous 30 jours après la livraison, remboursement intégral.',
+            },
+          },
+          {
+            type: 'localhost.demo.policy.shipping',
+            description: {
+              en: 'Orders ship within 2 business days; shipping is free over $75 in the US.',
+              fr: 'Les commandes partent sous 2 jours ouvrés ; livraison offerte dès 75 $ aux États-Unis.',
+            },
+          },
+        ],
         extra: {
           // Access tiers (docs/access.md): anonymous agents may browse and build carts; keys and signatures may do everything.
           access: {

@@ -9,10 +9,12 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { parseDictionary } from 'structured-headers';
 import type { AppEnv } from '../http/env.ts';
 import { protocolError } from '../http/errors.ts';
+import { incomingOf, nameVersion } from '../http/metrics.ts';
 import { AccessDenied, authenticate, CapabilitiesIncompatible, headerReader, incompatibleBody } from '../http/authenticate.ts';
 import { restOperation } from '../http/rest-operation.ts';
 import { shopOf } from './guard.ts';
 import { CAPABILITIES } from '../core/shops/ucp-profile.ts';
+import { answerIn, isServedVersion, UCP_VERSION, type UcpVersion } from './versions.ts';
 
 /** The `profile` member of `UCP-Agent` (RFC 8941 dictionary), or undefined when the header is absent. */
 export function ucpAgentProfile(header: string | undefined): string | undefined {
@@ -30,6 +32,12 @@ export function ucpAgentProfile(header: string | undefined): string | undefined 
 /** The negotiated capability names of this request (all of ours outside an authenticated operation). */
 export function negotiatedOf(c: Context<AppEnv>): ReadonlySet<string> {
   return c.get('access')?.negotiated ?? new Set(Object.keys(CAPABILITIES));
+}
+
+/** The negotiated UCP version of this request (the seed's when it names no profile: server/ucp/versions.ts). */
+export function versionOf(c: Context<AppEnv>): UcpVersion {
+  const v = c.get('access')?.version;
+  return isServedVersion(v) ? v : UCP_VERSION;
 }
 
 export function ucpAccess(): MiddlewareHandler<AppEnv> {
@@ -62,9 +70,14 @@ export function ucpAccess(): MiddlewareHandler<AppEnv> {
         client: c.get('client'),
       });
       c.set('access', access);
+      nameVersion(incomingOf(c), access.version);
     } catch (e) {
-      if (e instanceof AccessDenied) return protocolError(c, e.status, e.code, e.message, {}, e.headers);
-      if (e instanceof CapabilitiesIncompatible) return c.json(incompatibleBody(e, op, origin), 200);
+      // version_unsupported: the spec's REST envelope, {code, content, continue_url} with 422.
+      if (e instanceof AccessDenied) return protocolError(c, e.status, e.code, e.message, e.code === 'version_unsupported' ? { continue_url: `${origin}/` } : {}, e.headers);
+      if (e instanceof CapabilitiesIncompatible) {
+        const body = answerIn(isServedVersion(e.version) ? e.version : UCP_VERSION, incompatibleBody(e, op, origin), { shop: shopOf(c), origin, language: '' });
+        return c.json(body, 200);
+      }
       throw e;
     }
     await next();

@@ -17,6 +17,8 @@ import { fingerprint, runIdempotent, runIdempotentInsert } from '../core/carts/i
 import { validate } from '../core/shared/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
 import { CAP, responseMeta } from '../core/shops/ucp-profile.ts';
+import { resolveLocale } from '../core/shared/localize.ts';
+import { answerIn, cartRequestIn, type UcpVersion } from './versions.ts';
 
 export interface OperationContext {
   db: DB;
@@ -28,6 +30,8 @@ export interface OperationContext {
   caller?: string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: Iterable<string>;
+  /** The negotiated UCP version (server/ucp/versions.ts); default the seed's. */
+  version?: UcpVersion;
 }
 
 export interface OperationResult {
@@ -148,12 +152,34 @@ function negotiatedDiscounts<T extends { discounts?: unknown }>(ctx: OperationCo
 }
 
 /**
+ * The result in the request's version (server/ucp/versions.ts), mapped after the idempotency layer:
+ * what a key stores is the core's answer, and a replay is answered in the version of the replay.
+ */
+function answer(ctx: OperationContext, r: OperationResult): OperationResult {
+  const v = ctx.version ?? UCP_VERSION;
+  const body = r.body as { context?: Record<string, unknown> };
+  const language = () => resolveLocale(ctx.shop, body.context as never, ctx.acceptLanguage).locale.language;
+  return { status: r.status, body: answerIn(v, body, { shop: ctx.shop, origin: ctx.origin, language }) };
+}
+
+/** The request body as the idempotency fingerprint sees it: a matching `id` in the body changes nothing asked. */
+function withoutId(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || !Object.hasOwn(input, 'id')) return input;
+  const { id: _id, ...rest } = input as Record<string, unknown>;
+  return rest;
+}
+
+/**
  * One create path. The cart is validated and priced first (reads only); its one write is one
  * INSERT (cartInsert). With an Idempotency-Key that INSERT also claims the key, in the same
  * statement (runIdempotentInsert); without one it is written with the other new carts of the
  * moment, in one statement (writeNewCart).
  */
 export async function createCartOp(ctx: OperationContext, input: unknown): Promise<OperationResult> {
+  return answer(ctx, await createCart(ctx, cartRequestIn(ctx.version ?? UCP_VERSION, input)));
+}
+
+async function createCart(ctx: OperationContext, input: unknown): Promise<OperationResult> {
   const { req, messages: notes } = negotiatedDiscounts(ctx, validate(CreateCartRequest, input, UCP_INPUT));
   const prepare = async (): Promise<{ result: OperationResult; insert?: (when: RawBuilder<boolean>) => RawBuilder<unknown>; write?: () => Promise<void> }> => {
     try {
@@ -176,11 +202,15 @@ export async function createCartOp(ctx: OperationContext, input: unknown): Promi
 
 export async function getCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
   const record = await findCart(ctx.db, ctx.shop, id);
-  if (!record) return notFound(ctx, id);
-  return { status: 200, body: cartBody(ctx, record, [], await stockOf(ctx.db, ctx.shop, record.line_items.map((l) => l.variant_id))) };
+  if (!record) return answer(ctx, notFound(ctx, id));
+  return answer(ctx, { status: 200, body: cartBody(ctx, record, [], await stockOf(ctx.db, ctx.shop, record.line_items.map((l) => l.variant_id))) });
 }
 
 export async function updateCartOp(ctx: OperationContext, id: string, input: unknown): Promise<OperationResult> {
+  return answer(ctx, await updateCartIn(ctx, id, cartRequestIn(ctx.version ?? UCP_VERSION, input)));
+}
+
+async function updateCartIn(ctx: OperationContext, id: string, input: unknown): Promise<OperationResult> {
   const { req, messages: notes } = negotiatedDiscounts(ctx, validate(UpdateCartRequest, input, UCP_INPUT));
   if (req.id !== undefined && req.id !== id) {
     throw new InvalidRequest('invalid_request', `The body names cart '${req.id}' but the request is for '${id}'.`, [
@@ -194,7 +224,7 @@ export async function updateCartOp(ctx: OperationContext, id: string, input: unk
     ctx,
     'update_cart',
     id,
-    input,
+    withoutId(input),
     async (db) => {
       const r = await (keyed ? updateCart : updateCartUnlocked)(db, ctx.shop, id, req, { acceptLanguage: ctx.acceptLanguage });
       if (!r) return notFound(ctx, id);
@@ -205,9 +235,10 @@ export async function updateCartOp(ctx: OperationContext, id: string, input: unk
 }
 
 export async function cancelCartOp(ctx: OperationContext, id: string): Promise<OperationResult> {
-  return guarded(ctx, 'cancel_cart', id, null, async (db) => {
+  const r = await guarded(ctx, 'cancel_cart', id, null, async (db) => {
     const before = await cancelCart(db, ctx.shop, id);
     if (!before) return notFound(ctx, id);
     return { status: 200, body: cartBody(ctx, before, [], await stockOf(db, ctx.shop, before.line_items.map((l) => l.variant_id))) };
   });
+  return answer(ctx, r);
 }

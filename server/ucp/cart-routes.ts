@@ -8,6 +8,7 @@ import { readJson } from '../http/body.ts';
 import { methodNotAllowed } from '../http/errors.ts';
 import { DomainError } from '../core/shared/errors.ts';
 import { shopOf } from './guard.ts';
+import { versionOf } from './access.ts';
 import { callerIdentity } from '../http/authenticate.ts';
 import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationContext, type OperationResult } from './cart-operations.ts';
 
@@ -28,6 +29,7 @@ function opContext(c: Context<AppEnv>): OperationContext {
     acceptLanguage: c.req.header('accept-language'),
     ...(key !== undefined ? { idempotencyKey: key, caller: callerIdentity(c.get('access'), c.get('client')) } : {}),
     ...(negotiated ? { negotiated } : {}),
+    version: versionOf(c),
   };
 }
 

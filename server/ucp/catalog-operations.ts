@@ -14,6 +14,7 @@ import { validate } from '../core/shared/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
 import { errorResponse } from '../http/errors.ts';
 import { responseMeta } from '../core/shops/ucp-profile.ts';
+import { answerIn, UCP_VERSION, type UcpVersion } from './versions.ts';
 
 export interface CatalogContext {
   db: DB;
@@ -22,6 +23,8 @@ export interface CatalogContext {
   acceptLanguage?: string;
   /** Capabilities negotiated with the calling platform (default: all of ours). */
   negotiated?: Iterable<string>;
+  /** The negotiated UCP version (server/ucp/versions.ts); default the seed's. */
+  version?: UcpVersion;
 }
 
 export interface CatalogResult {
@@ -41,21 +44,23 @@ export function withMessages<T extends object>(body: T, messages: Message[]): T 
   return messages.length ? { ...body, messages } : body;
 }
 
+/** The body in the request's version (server/ucp/versions.ts). */
+function answer(ctx: CatalogContext, body: object, language: string): CatalogResult {
+  return { body: answerIn(ctx.version ?? UCP_VERSION, body, { shop: ctx.shop, origin: ctx.origin, language }), language };
+}
+
 export async function searchCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
   const req = validate(SearchRequest, input, UCP_INPUT);
   const { locale, messages } = localize(ctx, req.context);
   const { messages: found = [], ...result } = await searchCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-  return { body: withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, [...messages, ...found]), language: locale.language };
+  return answer(ctx, withMessages({ ucp: responseMeta('search', ctx.negotiated), ...result }, [...messages, ...found]), locale.language);
 }
 
 export async function lookupCatalogOp(ctx: CatalogContext, input: unknown): Promise<CatalogResult> {
   const req = validate(LookupRequest, input, UCP_INPUT);
   const { locale, messages } = localize(ctx, req.context);
   const result = await lookupCatalog(ctx.db, ctx.shop, req, locale, ctx.origin);
-  return {
-    body: withMessages({ ucp: responseMeta('lookup', ctx.negotiated), products: result.products }, [...messages, ...result.messages]),
-    language: locale.language,
-  };
+  return answer(ctx, withMessages({ ucp: responseMeta('lookup', ctx.negotiated), products: result.products }, [...messages, ...result.messages]), locale.language);
 }
 
 /** One product; a miss is a UCP error_response (a business outcome, not a failure). */
@@ -64,10 +69,10 @@ export async function getProductOp(ctx: CatalogContext, input: unknown): Promise
   const { locale, messages } = localize(ctx, req.context);
   try {
     const product = await getProduct(ctx.db, ctx.shop, req, locale, ctx.origin);
-    return { body: withMessages({ ucp: responseMeta('lookup', ctx.negotiated), product }, messages), language: locale.language };
+    return answer(ctx, withMessages({ ucp: responseMeta('lookup', ctx.negotiated), product }, messages), locale.language);
   } catch (e) {
     if (e instanceof BusinessError) {
-      return { body: errorResponse(e, responseMeta('lookup', ctx.negotiated).capabilities, `${ctx.origin}/`), language: locale.language };
+      return answer(ctx, errorResponse(e, responseMeta('lookup', ctx.negotiated).capabilities, `${ctx.origin}/`), locale.language);
     }
     throw e;
   }

@@ -7,6 +7,10 @@
  * and the rendered profile below — and otherwise lets the request through to Hono. Discovery is the
  * document every agent fetches first and most often; the fast path skips the Request/Response
  * adaptation, routing and middleware that cost it half its throughput (docs/benchmarks.md).
+ *
+ * Versions (server/ucp/versions.ts): `/.well-known/ucp` is the latest version's profile, naming each
+ * older version's leaf profile (`/.well-known/ucp/<version>`) in `supported_versions`; the leaf is
+ * served by the Hono route only.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -18,10 +22,12 @@ import type { Shop } from '../formats/types.ts';
 import { requestOrigin } from '../http/origin.ts';
 import { cachedShop } from '../core/shops/shops.ts';
 import { shopOf } from './guard.ts';
-import { businessProfile } from '../core/shops/ucp-profile.ts';
 import { publishedKeys } from '../core/access/signing-keys.ts';
+import { isServedVersion, OLDER_VERSIONS, profileAt, UCP_LATEST, type UcpVersion } from './versions.ts';
 
 export const DISCOVERY_PATH = '/.well-known/ucp';
+/** The older versions' leaf profiles (`/.well-known/ucp/2026-04-08`). */
+export const DISCOVERY_LEAF_PATH = `${DISCOVERY_PATH}/:version`;
 
 /**
  * The rendered profile is kept per (shop, origin) for as long as the cached shop object itself (a
@@ -39,21 +45,21 @@ interface Rendered {
 }
 const rendered = new Map<string, Rendered>();
 
-function cachedProfile(shop: Shop, origin: string, now = Date.now()): Rendered | undefined {
+function cachedProfile(shop: Shop, origin: string, version: UcpVersion = UCP_LATEST, now = Date.now()): Rendered | undefined {
   if (shop.settings.order_webhooks_enabled) return undefined;
-  const hit = rendered.get(`${shop.id} ${origin}`);
+  const hit = rendered.get(`${shop.id} ${origin} ${version}`);
   return hit && hit.shop === shop && now - hit.at <= TTL_MS ? hit : undefined;
 }
 
-async function renderProfile(db: DB, shop: Shop, origin: string): Promise<Rendered> {
-  const hit = cachedProfile(shop, origin);
+async function renderProfile(db: DB, shop: Shop, origin: string, version: UcpVersion): Promise<Rendered> {
+  const hit = cachedProfile(shop, origin, version);
   if (hit) return hit;
   // Webhook signing keys (current + retiring ones in their grace period), only while order webhooks are on.
   const keys = shop.settings.order_webhooks_enabled ? await publishedKeys(db, shop.id) : undefined;
-  const body = JSON.stringify(businessProfile(shop, origin, keys));
+  const body = JSON.stringify(profileAt(version, shop, origin, keys));
   const fresh = { body, length: Buffer.byteLength(body), etag: `"${createHash('sha1').update(body).digest('base64url')}"`, shop, at: Date.now() };
   if (rendered.size > 1_000) rendered.clear();
-  if (!keys) rendered.set(`${shop.id} ${origin}`, fresh);
+  if (!keys) rendered.set(`${shop.id} ${origin} ${version}`, fresh);
   return fresh;
 }
 
@@ -68,7 +74,13 @@ function headersFor(etag: string): Record<string, string> {
 
 /** The discovery handler; mount it behind `requireProtocol` (and the public CORS middleware). */
 export const discoveryHandler: Handler<AppEnv> = async (c) => {
-  const { body, etag } = await renderProfile(c.get('db'), shopOf(c), c.get('origin'));
+  // `/.well-known/ucp/<version>`: an older version's leaf; any other name is not a profile here.
+  const named = c.req.param('version');
+  if (named !== undefined && !(isServedVersion(named) && Object.hasOwn(OLDER_VERSIONS, named))) {
+    return c.json({ code: 'not_found', content: `No UCP profile for version '${named.slice(0, 40)}' here; /.well-known/ucp lists the versions this shop serves.` }, 404);
+  }
+  const version = named ?? UCP_LATEST;
+  const { body, etag } = await renderProfile(c.get('db'), shopOf(c), c.get('origin'), version);
   for (const [name, value] of Object.entries(headersFor(etag))) c.header(name, value);
   if (matches(c.req.header('if-none-match'), etag)) return c.body(null, 304);
   return c.body(body, 200, { 'Content-Type': 'application/json' });

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
+import { UCP_VERSIONS } from '../../src/wire/version.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { REST_SCHEMA_URL, SPEC_URL } from '../core/shops/ucp-profile.ts';
 import { accessPolicy, allows, isOperation, type OperationName } from '../core/access/access-policy.ts';
@@ -18,6 +19,7 @@ import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } fro
 import { registerUcpSchemas } from './response-schemas.ts';
 import { UCP_SECURITY_SCHEMES } from './openapi-security.ts';
 import { CART_TEXT } from './tool-text.ts';
+import type { UcpVersion } from './versions.ts';
 
 const header = (name: string, description: string, required = false) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
 const PARAMS = {
@@ -81,7 +83,7 @@ const DOCUMENT = {
   },
   paths: {
     '/': { get: { operationId: 'service_root', summary: 'Service root', description: 'The binding this endpoint serves (public).', ...PUBLIC, responses: { '200': json(schemaRef('ServiceRoot'), 'The service binding.'), ...errors(400) } } },
-    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of this transport (public).', ...PUBLIC, responses: { '200': json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } }, 'OpenAPI 3.1.'), ...errors(400) } } },
+    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', description: 'The OpenAPI 3.1 document of this transport (public); `?version=2026-08-25` for that UCP version\'s (default 2026-04-08).', ...PUBLIC, parameters: [{ name: 'version', in: 'query', required: false, description: 'The UCP version of the document: 2026-04-08 (default) or 2026-08-25.', schema: { type: 'string', enum: [...UCP_VERSIONS] } }], responses: { '200': json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } }, 'OpenAPI 3.1.'), ...errors(400) } } },
     '/catalog/search': {
       post: operation({ id: 'search_catalog', summary: 'Search the catalog', description: 'Free text and/or filters; paginated with pagination.cursor.', body: body(SearchRequest, 'catalog'), success: [200, 'Products found.', schemaRef('SearchResponse')], errors: CATALOG_ERRORS }),
     },
@@ -136,15 +138,36 @@ function requirement(shop: Shop, op: OperationName): JsonObject[] {
   return alternatives.length ? alternatives : token.slice(0, 1);
 }
 
-/** The document for `shop`, whose REST endpoint is `${origin}/api/ucp`. */
-export function ucpOpenApi(origin: string, shop: Shop): JsonObject {
+/**
+ * The document at another UCP version (server/ucp/versions.ts lists what differs): its release's
+ * URLs and words, and cart bodies without `id` (2026-08-25 names the cart by the path only). The
+ * answers' optional 2026-08-25 fields (`policies`, `quantity_unit`, `unit_price`) are in the one
+ * set of response schemas for both.
+ */
+const byVersion = new Map<string, typeof DOCUMENT>();
+function documentAt(v: UcpVersion): typeof DOCUMENT {
+  if (v === UCP_VERSION) return DOCUMENT;
+  let d = byVersion.get(v);
+  if (!d) {
+    const text = JSON.stringify(DOCUMENT).replaceAll(`https://ucp.dev/${UCP_VERSION}/`, `https://ucp.dev/${v}/`).replaceAll(`Universal Commerce Protocol ${UCP_VERSION}`, `Universal Commerce Protocol ${v}`);
+    const doc = JSON.parse(text) as typeof DOCUMENT & { paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: JsonObject } } } }>> };
+    const update = doc.paths['/carts/{id}'].put.requestBody!.content['application/json'].schema as { properties?: Record<string, unknown> };
+    if (update.properties) delete update.properties.id;
+    byVersion.set(v, (d = doc));
+  }
+  return d;
+}
+
+/** The document for `shop`, whose REST endpoint is `${origin}/api/ucp`, at a UCP version (default the seed's). */
+export function ucpOpenApi(origin: string, shop: Shop, version: UcpVersion = UCP_VERSION): JsonObject {
+  const document = documentAt(version);
   const paths = Object.fromEntries(
-    Object.entries(DOCUMENT.paths).map(([path, item]) => [
+    Object.entries(document.paths).map(([path, item]) => [
       path,
       Object.fromEntries(Object.entries(item).map(([method, op]) => [method, isOperation(op.operationId) ? { ...op, security: requirement(shop, op.operationId) } : op])),
     ]),
   );
-  return { ...DOCUMENT, paths, servers: [{ url: `${origin}/api/ucp`, description: 'This shop\'s UCP REST endpoint.' }] };
+  return { ...document, paths, servers: [{ url: `${origin}/api/ucp`, description: 'This shop\'s UCP REST endpoint.' }] };
 }
 
 

@@ -49,6 +49,14 @@ const CustomizationDefSchema = z.union([TextCustomization, SelectCustomization])
 const Media = { type: z.string(), url: z.string(), alt_text: z.string().optional() };
 const SelectedOption = z.object({ name: z.string(), label: z.string(), id: z.string().optional() });
 
+// UCP 2026-08-25 fields (server/ucp/versions.ts): in answers to 2026-08-25 agents only.
+const UnitFields = { unit: z.string().describe('UN/CEFACT Rec 20 code (C62 piece, PK pack, PR pair, …).'), display_text: z.string(), scale: z.int().optional().describe('One step is 10^-scale of `unit` (default 0).') };
+const QuantityUnitSchema = z.object({ ...UnitFields, increment: z.int().optional() }).describe('UCP 2026-08-25 only: the sale basis `quantity` counts in; absent = by the piece.');
+const MeasureSchema = z.object({ ...UnitFields, value: z.int() });
+const UnitPriceSchema = z.object({ amount: z.int(), currency: z.string(), measure: MeasureSchema, reference: MeasureSchema }).describe('UCP 2026-08-25 only: the price per `reference` of what one sale unit contains (`measure`).');
+const PolicySchema = z.object({ type: z.string().describe('Reverse-DNS policy type (dev.ucp.shopping.policy.return, …).'), description: z.object({ plain: z.string() }), url: z.string().optional(), applies_to: z.array(z.string()).optional() });
+const policies = z.array(PolicySchema).optional().describe('UCP 2026-08-25 only: the shop\'s policies (returns, shipping).');
+
 const VariantSchema = z.object({
   id: z.string().describe('The variant id (var_…): what a cart line\'s `item.id` takes.'),
   sku: z.string().optional(),
@@ -62,6 +70,8 @@ const VariantSchema = z.object({
   barcodes: z.array(z.object({ type: z.string(), value: z.string() })).optional(),
   metadata: z.object({ customizations: z.array(CustomizationDefSchema).optional(), quantity_available: z.int().optional() }).optional(),
   inputs: z.array(z.object({ id: z.string(), match: z.enum(['exact', 'featured']) })).optional().describe('Lookup only: which requested ids resolved to this variant.'),
+  quantity_unit: QuantityUnitSchema.optional(),
+  unit_price: UnitPriceSchema.optional(),
 });
 
 const ProductSchema = z.object({
@@ -87,9 +97,10 @@ const SearchResponseSchema = z.object({
   products: z.array(ProductSchema),
   pagination: z.object({ has_next_page: z.boolean(), cursor: z.string().optional().describe('Send as pagination.cursor for the next page.'), total_count: z.int().optional() }),
   messages,
+  policies,
 });
-const LookupResponseSchema = z.object({ ucp: UcpMetaSchema, products: z.array(ProductSchema), messages });
-const GetProductResponseSchema = z.object({ ucp: UcpMetaSchema, product: ProductSchema, messages });
+const LookupResponseSchema = z.object({ ucp: UcpMetaSchema, products: z.array(ProductSchema), messages, policies });
+const GetProductResponseSchema = z.object({ ucp: UcpMetaSchema, product: ProductSchema, messages, policies });
 
 const TotalSchema = z.object({
   type: z.string().describe('subtotal, items_discount, discount, tax, fee, fulfillment or total (open for extension).'),
@@ -98,7 +109,7 @@ const TotalSchema = z.object({
 });
 const LineItemSchema = z.object({
   id: z.string(),
-  item: z.object({ id: z.string(), title: z.string(), price: z.int(), image_url: z.string().optional() }),
+  item: z.object({ id: z.string(), title: z.string(), price: z.int(), image_url: z.string().optional(), quantity_unit: QuantityUnitSchema.optional() }),
   quantity: z.int(),
   customizations: z.array(z.looseObject({ id: z.string(), value: z.string(), display_text: z.string().optional() })).optional(),
   totals: z.array(TotalSchema),
@@ -125,6 +136,7 @@ const CartSchema = z.object({
   messages,
   continue_url: z.string().describe('Where the buyer continues to checkout on the shop.'),
   expires_at: z.string(),
+  policies,
 });
 const ErrorResponseSchema = z.object({
   ucp: UcpMetaSchema.extend({ status: z.literal('error') }),
@@ -169,6 +181,9 @@ export function registerUcpSchemas(r: ComponentRegistry) {
   r.add(MessageSchema, { id: 'Message', description: official('A message: an error (with `severity` and often a `path`), a warning or an info.', 'types/message.json') });
   r.add(ContextSchema, { id: 'Context', description: official('Buyer context: hints only.', 'types/context.json') });
   r.add(CustomizationDefSchema, { id: 'CustomizationDefinition', description: 'A customization a cart line of this variant takes (`customizations: [{id, value}]`).' });
+  r.add(QuantityUnitSchema, { id: 'QuantityUnit' });
+  r.add(UnitPriceSchema, { id: 'UnitPrice' });
+  r.add(PolicySchema, { id: 'Policy', description: 'UCP 2026-08-25: a shop policy (common/types/policy.json).' });
   r.add(VariantSchema, { id: 'Variant', description: official('A purchasable variant.', 'types/variant.json') });
   r.add(ProductSchema, { id: 'Product', description: official('A product with its variants.', 'types/product.json') });
   r.add(SearchResponseSchema, { id: 'SearchResponse', description: official('Products found.', 'catalog_search.json#/$defs/search_response') });

@@ -6,11 +6,12 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { UCP_VERSION } from '../../src/wire/common.ts';
 import { readJson } from '../http/body.ts';
-import { methodNotAllowed } from '../http/errors.ts';
+import { methodNotAllowed, protocolError } from '../http/errors.ts';
+import { isServedVersion, UCP_VERSIONS } from './versions.ts';
 import { getProductOp, lookupCatalogOp, searchCatalogOp, type CatalogContext, type CatalogResult } from './catalog-operations.ts';
 import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from '../core/shops/ucp-profile.ts';
-import { negotiatedOf, ucpAccess } from './access.ts';
+import { negotiatedOf, ucpAccess, versionOf } from './access.ts';
 import { ucpOpenApi } from './openapi.ts';
 import { toJson } from '../lib/json-fragments.ts';
 
@@ -33,13 +34,18 @@ export function ucpRestRoutes() {
   );
 
   // This transport's OpenAPI 3.1 document, generated from the wire schemas (public; docs/ucp.md).
-  app.get('/openapi.json', (c) => c.json(ucpOpenApi(c.get('origin'), shopOf(c))));
+  // One per UCP version (`?version=`; default the seed's, as before versions existed).
+  app.get('/openapi.json', (c) => {
+    const v = c.req.query('version') ?? UCP_VERSION;
+    if (!isServedVersion(v)) return protocolError(c, 404, 'not_found', `No OpenAPI document for UCP version '${v.slice(0, 40)}': this shop serves ${UCP_VERSIONS.join(', ')}.`);
+    return c.json(ucpOpenApi(c.get('origin'), shopOf(c), v));
+  });
 
   // The catalog operations are shared with MCP (catalog-operations.ts); REST adds the HTTP parts.
   const catalog = (op: (ctx: CatalogContext, input: unknown) => Promise<CatalogResult>) => async (c: Context<AppEnv>) => {
     const input = await readJson(c);
     const { body, language } = await op(
-      { db: c.get('db'), shop: shopOf(c), origin: c.get('origin'), acceptLanguage: c.req.header('accept-language'), negotiated: negotiatedOf(c) },
+      { db: c.get('db'), shop: shopOf(c), origin: c.get('origin'), acceptLanguage: c.req.header('accept-language'), negotiated: negotiatedOf(c), version: versionOf(c) },
       input,
     );
     c.header('Content-Language', language);

@@ -2,7 +2,7 @@
  * The package's public entry (`ucp-storefront` and `ucp-storefront/client`): the agent client and
  * the wire types it speaks. Built to dist/lib by `npm run build:lib` (tsconfig.lib.json).
  */
-export { createUcpClient, discoverEndpoints, type CallOptions, type Endpoints, type UcpClient, type UcpClientOptions } from './ucp-client.ts';
+export { createUcpClient, discoverEndpoints, selectVersion, type CallOptions, type Endpoints, type UcpClient, type UcpClientOptions } from './ucp-client.ts';
 export { localhostFetch } from './localhost.ts';
 export { retryAfterMs, type RetryOptions } from './retry.ts';
 export type { Result } from './result.ts';
@@ -18,5 +18,6 @@ export type {
   SearchResponse,
   Variant,
 } from '../wire/catalog.ts';
-export type { Context, ErrorResponse, Message, Price, UcpMeta } from '../wire/common.ts';
+export type { Context, ErrorResponse, Measure, Message, Policy, Price, QuantityUnit, UcpMeta, UnitPrice } from '../wire/common.ts';
 export { UCP_VERSION } from '../wire/common.ts';
+export { UCP_LATEST, UCP_VERSIONS, type UcpVersion } from '../wire/version.ts';

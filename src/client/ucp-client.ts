@@ -11,6 +11,12 @@
  * 429/503 honouring `Retry-After` (./retry.ts), and make a fresh idempotency key for every write
  * (create, update, cancel) unless the caller passes one or `false` (pass the same key to repeat a call safely).
  * Request and response types are the wire schemas' (src/wire), as the server validates them.
+ *
+ * Versions (UCP 2026-04-08 and 2026-08-25, docs/client.md "Versions"): a shop answers in the version
+ * of the platform profile you name. Give one profile URL per version you have a profile for
+ * (`profile: {'2026-08-25': …, '2026-04-08': …}`) and the client speaks the newest version the shop
+ * also serves (its `/.well-known/ucp` `version` and `supported_versions`), or the one `version` pins.
+ * A single URL is sent as is: its own `ucp.version` decides.
  */
 import type { Cart, CreateCartRequest, UpdateCartRequest } from '../wire/cart.ts';
 import type { GetProductRequest, GetProductResponse, LookupRequest, LookupResponse, SearchRequest, SearchResponse } from '../wire/catalog.ts';
@@ -19,12 +25,18 @@ import { localhostAwareFetch } from './localhost.ts';
 import { fail, failureCause, request, type Result } from './result.ts';
 import { retryingFetch, type RetryOptions } from './retry.ts';
 import { gradeMessages } from '../wire/errors.ts';
+import { UCP_VERSIONS, type UcpVersion } from '../wire/version.ts';
 
 export interface UcpClientOptions {
   /** The shop (business) origin, e.g. `https://shop.example` or `http://demo.localhost:8080`. */
   business: string;
-  /** Your platform profile URL (sent as `UCP-Agent: profile="…"` on REST, `meta["ucp-agent"].profile` on MCP). */
-  profile: string;
+  /**
+   * Your platform profile URL (sent as `UCP-Agent: profile="…"` on REST, `meta["ucp-agent"].profile` on
+   * MCP), or one URL per UCP version you publish a profile for: the client then picks the version.
+   */
+  profile: string | Partial<Record<UcpVersion, string>>;
+  /** With per-version profiles: speak this version (it must be one the shop serves), not the newest shared one. */
+  version?: UcpVersion;
   /** Default `rest`. */
   transport?: 'rest' | 'mcp';
   /** A fetch to use instead of the global one (proxies, logging, tests), used as given: build it on `localhostFetch` to reach `*.localhost` from Node. */
@@ -64,6 +76,8 @@ export interface UcpClient {
   cancelCart(id: string, opts?: CallOptions): Promise<Result<Cart>>;
   /** The endpoints in use (discovered on first use). */
   endpoints(): Promise<Endpoints>;
+  /** The UCP version the client speaks with this shop (chosen on first use); undefined with a single profile URL (its own version decides). */
+  version(): Promise<UcpVersion | undefined>;
   /** Closes the MCP connection, if one was opened. */
   close(): Promise<void>;
 }
@@ -93,15 +107,52 @@ const networkText = (e: unknown) => {
   return own === 'fetch failed' ? `The store could not be reached (${why}).` : `${own} (${why})`;
 };
 
-/** The shopping service's REST and MCP endpoints from a discovery profile. */
-export async function discoverEndpoints(business: string, fetchImpl: typeof fetch = localhostAwareFetch(fetch)): Promise<Endpoints> {
-  const url = `${business.replace(/\/+$/, '')}/.well-known/ucp`;
+async function fetchProfile(url: string, fetchImpl: typeof fetch): Promise<any> {
   const res = await fetchImpl(url, { headers: { Accept: 'application/json' } });
   if (!res.ok) throw new Error(`UCP discovery: ${url} answered HTTP ${res.status}.`);
-  const profile: any = await res.json();
+  return res.json();
+}
+
+function endpointsOf(profile: any): Endpoints {
   const services: Array<{ transport?: string; endpoint?: string }> = profile?.ucp?.services?.['dev.ucp.shopping'] ?? [];
   const find = (t: string) => services.find((s) => s?.transport === t && typeof s.endpoint === 'string')?.endpoint ?? '';
   return { rest: find('rest'), mcp: find('mcp') };
+}
+
+/** The shopping service's REST and MCP endpoints from a discovery profile. */
+export async function discoverEndpoints(business: string, fetchImpl: typeof fetch = localhostAwareFetch(fetch)): Promise<Endpoints> {
+  return endpointsOf(await fetchProfile(`${business.replace(/\/+$/, '')}/.well-known/ucp`, fetchImpl));
+}
+
+/**
+ * The version to speak and the endpoints of its profile (the spec's "Version Selection"): the
+ * newest version the shop serves (`version` + `supported_versions`) that we have a profile for, or
+ * the pinned one; an older version's endpoints come from its leaf profile, whose own `ucp.version`
+ * must be that version.
+ */
+export async function selectVersion(business: string, ours: readonly string[], fetchImpl: typeof fetch, pin?: string): Promise<{ version: UcpVersion; endpoints: Endpoints }> {
+  const top = await fetchProfile(`${business.replace(/\/+$/, '')}/.well-known/ucp`, fetchImpl);
+  const current: string = top?.ucp?.version;
+  const older: Record<string, string> = top?.ucp?.supported_versions ?? {};
+  const offered = [current, ...Object.keys(older)];
+  const version = (pin !== undefined ? [pin] : [...UCP_VERSIONS].reverse()).find((v) => ours.includes(v) && offered.includes(v)) as UcpVersion | undefined;
+  if (!version) throw new Error(`UCP versions: the shop serves ${offered.join(', ')}; this client has profiles for ${ours.join(', ') || 'none'}${pin ? ` (pinned ${pin})` : ''}.`);
+  if (version === current) return { version, endpoints: endpointsOf(top) };
+  const leaf = await fetchProfile(older[version], fetchImpl);
+  if (leaf?.ucp?.version !== version) throw new Error(`UCP discovery: ${older[version]} declares UCP ${String(leaf?.ucp?.version)}, not ${version}; not used.`);
+  return { version, endpoints: endpointsOf(leaf) };
+}
+
+/** Which profile URLs the options give, per version (`undefined` key: a single URL, version unknown). */
+function profilesOf(opts: UcpClientOptions): { single?: string; byVersion: Partial<Record<UcpVersion, string>> } {
+  if (typeof opts.profile === 'string') {
+    if (opts.version !== undefined) throw new TypeError('version pins one of several per-version profiles: pass profile as {[version]: url}.');
+    return { single: opts.profile, byVersion: {} };
+  }
+  const byVersion = Object.fromEntries(Object.entries(opts.profile ?? {}).filter(([v, url]) => (UCP_VERSIONS as readonly string[]).includes(v) && typeof url === 'string' && url));
+  if (!Object.keys(byVersion).length) throw new TypeError(`profile needs a URL for at least one of ${UCP_VERSIONS.join(', ')}.`);
+  if (opts.version !== undefined && !byVersion[opts.version]) throw new TypeError(`version ${opts.version} is pinned but profile names no URL for it.`);
+  return { byVersion };
 }
 
 export function createUcpClient(opts: UcpClientOptions): UcpClient {
@@ -109,21 +160,27 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
   if (transport !== 'rest' && transport !== 'mcp') throw new TypeError(`transport must be 'rest' or 'mcp', not ${String(transport)}.`);
   if (!opts.business) throw new TypeError('business (the shop origin) is required.');
   if (!opts.profile) throw new TypeError('profile (your platform profile URL) is required.');
+  const profiles = profilesOf(opts);
   // Your fetch as given; the default one also reaches `*.localhost` shops from Node (./localhost.ts).
   const base = opts.fetch ?? localhostAwareFetch((input, init) => fetch(input, init));
   const send = opts.retry === false ? base : retryingFetch(base, opts.retry);
   const auth: Record<string, string> = opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {};
 
-  let found: Promise<Endpoints> | undefined;
-  const endpoints = () =>
+  let found: Promise<{ endpoints: Endpoints; version?: UcpVersion; profile: string }> | undefined;
+  const session = () =>
     (found ??= (async () => {
       const known = opts.endpoints ?? {};
-      const d = known.rest && known.mcp ? { rest: '', mcp: '' } : await discoverEndpoints(opts.business, send);
-      return { rest: known.rest ?? d.rest, mcp: known.mcp ?? d.mcp };
+      if (profiles.single !== undefined) {
+        const d = known.rest && known.mcp ? { rest: '', mcp: '' } : await discoverEndpoints(opts.business, send);
+        return { endpoints: { rest: known.rest ?? d.rest, mcp: known.mcp ?? d.mcp }, profile: profiles.single };
+      }
+      const chosen = await selectVersion(opts.business, Object.keys(profiles.byVersion), send, opts.version);
+      return { endpoints: { rest: known.rest ?? chosen.endpoints.rest, mcp: known.mcp ?? chosen.endpoints.mcp }, version: chosen.version, profile: profiles.byVersion[chosen.version]! };
     })().catch((e) => {
       found = undefined;
       throw e;
     }));
+  const endpoints = async () => (await session()).endpoints;
   const endpoint = async (t: keyof Endpoints) => {
     const e = (await endpoints())[t];
     if (!e) throw new Error(`The shop at ${opts.business} offers no ${t} transport (see its /.well-known/ucp).`);
@@ -141,8 +198,14 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
   }
 
   async function send1<T>(op: Op): Promise<Result<T>> {
+    let profile: string;
+    try {
+      profile = (await session()).profile;
+    } catch (e) {
+      return fail(0, 'network_error', networkText(e));
+    }
     if (transport === 'mcp') {
-      const meta: Record<string, unknown> = { 'ucp-agent': { profile: opts.profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
+      const meta: Record<string, unknown> = { 'ucp-agent': { profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
       const args: Record<string, unknown> = { ...(op.id !== undefined ? { id: op.id } : {}), ...(op.arg ? { [op.arg]: op.body ?? {} } : {}) };
       try {
         return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta, arg: op.arg });
@@ -156,7 +219,7 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
     } catch (e) {
       return fail(0, 'network_error', networkText(e));
     }
-    const headers: Record<string, string> = { Accept: 'application/json', 'UCP-Agent': `profile=${sfString(opts.profile)}`, ...auth };
+    const headers: Record<string, string> = { Accept: 'application/json', 'UCP-Agent': `profile=${sfString(profile)}`, ...auth };
     if (op.body !== undefined) headers['Content-Type'] = 'application/json';
     if (op.key) headers['Idempotency-Key'] = op.key;
     return request<T>(send, url, { method: op.method, headers, body: op.body === undefined ? undefined : JSON.stringify(op.body) });
@@ -176,6 +239,7 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
     updateCart: (id, body, o) => call({ tool: 'update_cart', method: 'PUT', path: cartPath(id), arg: 'cart', id, body, key: newKey(o) }),
     cancelCart: (id, o) => call({ tool: 'cancel_cart', method: 'POST', path: `${cartPath(id)}/cancel`, id, key: newKey(o) }),
     endpoints,
+    version: async () => (await session()).version,
     async close() {
       const m = mcp;
       mcp = undefined;

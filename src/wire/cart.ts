@@ -4,7 +4,7 @@
  * Documented limits: docs/carts.md.
  */
 import * as z from 'zod/mini';
-import { Attribution, ContextSchema, Signals, type Assert, type Context, type Message, type SameType, type UcpMeta } from './common.ts';
+import { Attribution, ContextSchema, Signals, type Assert, type Context, type Message, type Policy, type QuantityUnit, type SameType, type UcpMeta } from './common.ts';
 
 /** Most lines one cart may hold. */
 export const MAX_LINE_ITEMS = 100;
@@ -44,10 +44,22 @@ export interface CustomizationEntry {
 }
 export type CustomizationEntryMatchesSchema = Assert<SameType<CustomizationEntry, z.infer<typeof CustomizationEntrySchema>>>;
 
+/**
+ * `item.quantity_unit` on a request line (UCP 2026-08-25): an assertion of the sale basis the
+ * quantity is counted in. Compared with the variant's by (`unit`, `scale` or 0); a mismatch is a
+ * recoverable refusal, never a silent reinterpretation (server/core/carts/carts.ts).
+ */
+export const QuantityUnitInput = z.looseObject({
+  unit: z.string().check(z.minLength(1), z.maxLength(16)),
+  display_text: z.optional(z.string().check(z.maxLength(64))),
+  scale: z.optional(z.int().check(z.minimum(0), z.maximum(15))),
+  increment: z.optional(z.int().check(z.minimum(1))),
+});
+
 export const LineItemInput = z.looseObject({
   /** Update only: an existing line's id (kept when valid and unique). */
   id: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-  item: z.looseObject({ id: Id }),
+  item: z.looseObject({ id: Id, quantity_unit: z.optional(QuantityUnitInput) }),
   quantity: z.int().check(z.minimum(1, 'quantity must be at least 1'), z.maximum(MAX_QUANTITY, `quantity must be at most ${MAX_QUANTITY}`)),
   customizations: z.optional(
     z.array(CustomizationEntrySchema).check(z.maxLength(MAX_CUSTOMIZATIONS_PER_LINE, `at most ${MAX_CUSTOMIZATIONS_PER_LINE} customizations per line`)),
@@ -99,7 +111,8 @@ export interface Total {
 
 export interface LineItem {
   id: string;
-  item: { id: string; title: string; price: number; image_url?: string };
+  /** `quantity_unit`: 2026-08-25 only (server/ucp/versions.ts), when the item is not sold by the piece. */
+  item: { id: string; title: string; price: number; image_url?: string; quantity_unit?: QuantityUnit };
   quantity: number;
   /**
    * Echo of the accepted customizations (an extension field; line_item.json is open), each with
@@ -132,6 +145,8 @@ export interface Cart {
   messages?: Message[];
   continue_url: string;
   expires_at: string;
+  /** 2026-08-25 only: the shop's policies. */
+  policies?: Policy[];
 }
 
 /**

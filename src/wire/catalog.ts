@@ -1,6 +1,6 @@
 /** Catalog requests (catalog_search.json, catalog_lookup.json) and the product shapes we return. */
 import * as z from 'zod/mini';
-import { Attribution, ContextSchema, Signals, type Message, type Price, type UcpMeta } from './common.ts';
+import { Attribution, ContextSchema, Signals, type Message, type Policy, type Price, type QuantityUnit, type UcpMeta, type UnitPrice } from './common.ts';
 
 /** Documented limits: see docs/ucp.md. */
 export const SEARCH_DEFAULT_LIMIT = 10;
@@ -98,6 +98,10 @@ export interface Variant {
   media?: Array<{ type: string; url: string; alt_text?: string }>;
   barcodes?: Array<{ type: string; value: string }>;
   metadata?: { customizations?: CustomizationDef[]; quantity_available?: number };
+  /** 2026-08-25 only (server/ucp/versions.ts): the sale basis when not by the piece. */
+  quantity_unit?: QuantityUnit;
+  /** 2026-08-25 only: price per reference measure. */
+  unit_price?: UnitPrice;
   /** lookup only: which requested ids resolved to this variant. */
   inputs?: Array<{ id: string; match: 'exact' | 'featured' }>;
 }
@@ -124,6 +128,8 @@ export interface SearchResponse {
   products: Product[];
   pagination: { has_next_page: boolean; cursor?: string; total_count?: number };
   messages?: Message[];
+  /** 2026-08-25 only: the shop's policies. */
+  policies?: Policy[];
 }
 export interface LookupResponse {
   ucp: UcpMeta;

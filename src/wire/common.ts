@@ -61,6 +61,35 @@ export type Assert<T extends true> = T;
 export type ContextMatchesSchema = Assert<SameType<Context, z.infer<typeof ContextSchema>>>;
 export type MessageMatchesSchema = Assert<SameType<Message, z.infer<typeof MessageSchema>>>;
 
+/** A unit descriptor (UCP 2026-08-25 common/types/unit.json): machine identity is (`unit`, `scale` or 0). */
+export interface UnitDescriptor {
+  unit: string;
+  display_text: string;
+  scale?: number;
+}
+/** How an item is sold (2026-08-25 `quantity_unit`); absent on a response = by the piece (`C62`). */
+export interface QuantityUnit extends UnitDescriptor {
+  increment?: number;
+}
+/** common/types/measure.json: `value` steps of `10^-scale` `unit`. */
+export interface Measure extends UnitDescriptor {
+  value: number;
+}
+/** 2026-08-25 shopping/types/unit_price.json. */
+export interface UnitPrice {
+  amount: number;
+  currency: string;
+  measure: Measure;
+  reference: Measure;
+}
+/** 2026-08-25 common/types/policy.json (returns, shipping, …). */
+export interface Policy {
+  type: string;
+  description: { plain: string };
+  url?: string;
+  applies_to?: string[];
+}
+
 /** The `ucp` block every response carries. */
 export interface UcpMeta {
   version: string;

@@ -57,7 +57,7 @@ export const FIELD_DOCS: Readonly<Record<string, string>> = {
   // Carts.
   cart: 'The cart request (the REST request body of the twin operation).',
   id: 'The cart id returned by create_cart (cart_…).',
-  'cart.id': 'Optional; when present it must equal the id argument.',
+  'cart.id': 'UCP 2026-04-08 only: optional, and when present it must equal the id argument. UCP 2026-08-25 agents leave it out (refused as unexpected_field).',
   line_items: `The cart's lines (at most ${MAX_LINE_ITEMS}); on update the full list: lines left out are removed.`,
   'line_items[].id': 'Update only: the id of an existing line to keep (from the cart\'s line_items[].id).',
   'line_items[].item': 'What to buy: {id: <variant id>}.',
@@ -67,6 +67,12 @@ export const FIELD_DOCS: Readonly<Record<string, string>> = {
   'customizations[].id': 'The customization definition id (variant.metadata.customizations[].id); repeat it once per option for multi_select.',
   'customizations[].value': 'The text (type text) or an option id (single_select, multi_select).',
   'line_items[].parent_id': 'The id of the line this line belongs to (bundles).',
+  'item.quantity_unit':
+    'Optional (UCP 2026-08-25): the sale unit your quantity is counted in, as the variant publishes it (variants[].quantity_unit; absent there = by the piece, C62). A different unit is refused (quantity_unit_mismatch), never reinterpreted; leave it out to use the item\'s own unit.',
+  'quantity_unit.unit': 'UN/CEFACT Rec 20 unit code (C62 piece, PK pack, PR pair, KGM kilogram…); compared with the item\'s together with scale.',
+  'quantity_unit.display_text': 'Label of the unit (ignored when comparing units).',
+  'quantity_unit.scale': 'One quantity step is 10^-scale of unit (0-15, default 0).',
+  'quantity_unit.increment': 'Ordering granularity in steps (ignored when comparing units).',
   buyer: 'Buyer details the shop may use for the checkout handoff.',
   'buyer.first_name': 'Given name.',
   'buyer.last_name': 'Family name.',

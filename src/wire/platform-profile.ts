@@ -8,7 +8,12 @@
 import * as z from 'zod/mini';
 
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
-const REVERSE_DOMAIN = /^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+$/;
+/**
+ * 2026-08-25's reverse-domain names (common/types/reverse_domain_name.json): 2026-04-08's, plus
+ * interior hyphens and segments starting with a digit (`com.example-shop.x`, `com.2example.x`).
+ * One pattern for both versions: it accepts every 2026-04-08 name, and a 2026-08-25 profile's.
+ */
+const REVERSE_DOMAIN = /^[a-z](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9_-]*[a-z0-9_])?)+$/;
 
 const Version = z.string().check(z.regex(VERSION));
 const ReverseDomain = z.string().check(z.regex(REVERSE_DOMAIN));
@@ -77,5 +82,7 @@ export const PlatformProfile = z.looseObject({
     payment_handlers: z.record(ReverseDomain, z.array(PlatformPaymentHandler)),
   }),
   signing_keys: z.optional(z.array(SigningKey)),
+  /** UCP 2026-08-25: the profile's keys (`signing_keys` renamed); read for 2026-08-25 profiles only. */
+  keys: z.optional(z.array(SigningKey)),
 });
 export type PlatformProfile = z.infer<typeof PlatformProfile>;

@@ -45,6 +45,26 @@ export function platformProfile(opts: { caps?: string[]; keys?: TestKey[]; versi
   };
 }
 
+/**
+ * A valid UCP 2026-08-25 platform profile (issue 37): every entry at 2026-08-25, its URLs under that
+ * release, and keys published as `keys` (2026-08-25 renamed `signing_keys`).
+ */
+export function platformProfile20260825(opts: { caps?: string[]; keys?: TestKey[] } = {}) {
+  const v = '2026-08-25';
+  const retag = (e: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries({ ...e, version: v }).map(([k, x]) => [k, typeof x === 'string' ? x.replace('/2026-04-08/', `/${v}/`) : x]));
+  const { ucp } = platformProfile({ caps: opts.caps });
+  return {
+    ucp: {
+      version: v,
+      services: { 'dev.ucp.shopping': ucp.services['dev.ucp.shopping'].map(retag) },
+      capabilities: Object.fromEntries(Object.entries(ucp.capabilities).map(([name, entries]) => [name, entries.map(retag)])),
+      payment_handlers: {},
+    },
+    ...(opts.keys ? { keys: opts.keys.map((k) => k.jwk) } : {}),
+  };
+}
+
 export type Served = unknown | ((url: string) => Response | Promise<Response>);
 
 /**

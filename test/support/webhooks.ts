@@ -75,7 +75,8 @@ export async function profileKeys(s: TestServer, ucpAgent: string): Promise<any[
   // Node does not resolve *.localhost: send the request to the test server with that Host.
   const r = await s.req(url.hostname, 'GET', url.pathname);
   if (r.status !== 200) throw new Error(`profile fetch ${r.status}`);
-  return r.body.signing_keys ?? [];
+  // A 2026-08-25 profile (the current /.well-known/ucp, issue 37) names them `keys`; a 2026-04-08 one `signing_keys`.
+  return (r.body.ucp?.version >= '2026-08-25' ? r.body.keys : r.body.signing_keys) ?? [];
 }
 
 /** Verifies one received delivery against the shop's published keys. */

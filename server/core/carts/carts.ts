@@ -11,12 +11,12 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Message } from '../../../src/wire/common.ts';
 import type { AppliedDiscount, Cart, CreateCartRequest, LineItem, Total, UpdateCartRequest } from '../../../src/wire/cart.ts';
-import type { Shop, StoredCartDiscounts, StoredCartLine, StoredProduct } from '../../formats/types.ts';
+import type { Shop, StoredCartDiscounts, StoredCartLine, StoredProduct, StoredVariant } from '../../formats/types.ts';
 import { BusinessError, type FieldIssue } from '../shared/errors.ts';
 import { loadProducts, loadVariants } from '../catalog/catalog.ts';
 import { noticeMessages, resolveLocale, text, type Locale, type RequestContext } from '../shared/localize.ts';
 import { convert, formatMoney } from '../shared/money.ts';
-import { variantTitle } from '../products/products.ts';
+import { renderQuantityUnit, variantTitle } from '../products/products.ts';
 import { allotStock, isAvailable, unitsAvailable } from '../products/stock.ts';
 import { describeCustomizations, validateCustomizations } from './customizations.ts';
 import { evaluateCodes } from './discounts.ts';
@@ -81,6 +81,25 @@ interface BuiltLines {
   stock: StockMap;
 }
 
+/** The unit descriptor's machine identity (UCP 2026-08-25 unit.json): `unit` and effective `scale`; absent = a piece (`C62`, 0). */
+const unitIdentity = (u: { unit: string; scale?: number } | undefined) => (u ? `${u.unit}/${u.scale ?? 0}` : 'C62/0');
+
+/**
+ * A request line that asserts a sale basis other than the variant's is refused, recoverably, naming
+ * the variant's basis: the platform resends the quantity in it. Never reinterpreted silently (the
+ * spec's rule); converting would need a conversion table between units the catalog does not have.
+ */
+function quantityUnitIssue(asserted: { unit: string; scale?: number } | undefined, own: StoredVariant['quantity_unit'], path: string): CartIssue | undefined {
+  if (asserted === undefined || unitIdentity(asserted) === unitIdentity(own)) return undefined;
+  const basis = own ? `${own.unit}${own.scale ? ` at scale ${own.scale}` : ''}` : 'C62 (by the piece)';
+  return {
+    path,
+    code: 'quantity_unit_mismatch',
+    content: `This item is sold in ${basis}, not ${asserted.unit}${asserted.scale ? ` at scale ${asserted.scale}` : ''}: send the quantity in the item's own unit (or leave quantity_unit out).`,
+    severity: 'recoverable',
+  };
+}
+
 /**
  * Validates and prices the requested lines against the catalog (one query), capping each line to
  * the stock left for it (core/products/stock.ts). Throws CartRejected.
@@ -109,6 +128,11 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
       issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: say('variant_unavailable', variant.id), severity: 'recoverable' });
       return;
     }
+    const unitIssue = quantityUnitIssue(line.item.quantity_unit, variant.quantity_unit, `${path}.item.quantity_unit`);
+    if (unitIssue) {
+      issues.push(unitIssue);
+      return;
+    }
     const c = validateCustomizations(variant.customizations, line.customizations, path, locale.language, shop.settings.default_language);
     for (const issue of c.issues) issues.push({ ...issue, severity: 'requires_buyer_input' });
     if (c.issues.length) return;
@@ -125,6 +149,7 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
       title: product.options?.length && vTitle !== productTitle ? `${productTitle} - ${vTitle}` : productTitle,
       ...(image ? { image } : {}),
       ...(line.parent_id ? { parent_id: line.parent_id } : {}),
+      ...(variant.quantity_unit ? { quantity_unit: variant.quantity_unit } : {}),
     });
     if (line.id) usedIds.add(line.id);
   });
@@ -445,7 +470,14 @@ export function renderCart(record: CartRecord, shop: Shop, origin: string, extra
     totals.push({ type: 'total', amount: p.total });
     return {
       id: l.id,
-      item: { id: l.variant_id, title: l.title, price: p.unitPrice, ...(l.image ? { image_url: absolute(l.image, origin) } : {}) },
+      item: {
+        id: l.variant_id,
+        title: l.title,
+        price: p.unitPrice,
+        ...(l.image ? { image_url: absolute(l.image, origin) } : {}),
+        // Stored from the variant at write time; a UCP 2026-08-25 field (server/ucp/versions.ts).
+        ...(l.quantity_unit ? { quantity_unit: renderQuantityUnit(l.quantity_unit, { locale, origin, defaultLanguage: shop.settings.default_language }) } : {}),
+      },
       quantity: l.quantity,
       ...(l.customizations.length ? { customizations: l.customizations } : {}),
       totals,

@@ -4,8 +4,9 @@
  * Pure functions: no database, no HTTP.
  */
 import type { CustomizationDef as WireCustomization, Product, Variant } from '../../../src/wire/catalog.ts';
-import type { Price } from '../../../src/wire/common.ts';
+import type { Measure, Price, QuantityUnit, UnitPrice } from '../../../src/wire/common.ts';
 import type { StoredProduct, StoredVariant, CustomizationDef } from '../../formats/types.ts';
+import type { QuantityUnit as StoredQuantityUnit, UnitPricing } from '../../formats/catalog-format.ts';
 import type { Locale } from '../shared/localize.ts';
 import { text } from '../shared/localize.ts';
 import { convert } from '../shared/money.ts';
@@ -97,7 +98,34 @@ export function renderVariant(p: StoredProduct, v: StoredVariant, o: RenderOptio
     // Always present so clients can rely on it: an empty list means "no customizations".
     // `quantity_available`: the most one cart can hold now, when stock is limited (docs/ucp.md).
     metadata: { customizations: renderCustomizations(v.customizations ?? [], o), ...quantityAvailable(v) },
+    // Sale basis and unit price, where the catalog has them. UCP 2026-08-25 fields: answers in
+    // 2026-04-08 leave them out (server/ucp/versions.ts).
+    ...(v.quantity_unit ? { quantity_unit: renderQuantityUnit(v.quantity_unit, o) } : {}),
+    ...(v.unit_price ? { unit_price: renderUnitPrice(v.price, v.unit_price, o) } : {}),
   };
+}
+
+/** A stored unit descriptor in the request's language; `scale` 0 left out (it is the default). */
+function renderUnit<T extends { unit: string; display_text: Parameters<typeof text>[0]; scale?: number }>(u: T, o: RenderOptions) {
+  return { unit: u.unit, display_text: text(u.display_text, o.locale.language, o.defaultLanguage), ...(u.scale ? { scale: u.scale } : {}) };
+}
+
+export function renderQuantityUnit(q: StoredQuantityUnit, o: RenderOptions): QuantityUnit {
+  return { ...renderUnit(q, o), ...(q.increment !== undefined && q.increment !== 1 ? { increment: q.increment } : {}) };
+}
+
+function renderMeasure(m: UnitPricing['measure'], o: RenderOptions): Measure {
+  return { ...renderUnit(m, o), value: m.value };
+}
+
+/**
+ * The spec's comparator, rounded once: price / (measure × 10^-scale) × (reference × 10^-scale),
+ * from the converted price so `unit_price.currency` equals `price.currency`.
+ */
+export function renderUnitPrice(amount: number, u: UnitPricing, o: RenderOptions): UnitPrice {
+  const p = price(amount, o);
+  const size = (m: UnitPricing['measure']) => m.value * 10 ** -(m.scale ?? 0);
+  return { amount: Math.round((p.amount / size(u.measure)) * size(u.reference)), currency: p.currency, measure: renderMeasure(u.measure, o), reference: renderMeasure(u.reference, o) };
 }
 
 function quantityAvailable(v: StoredVariant): { quantity_available?: number } {

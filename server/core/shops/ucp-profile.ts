@@ -3,6 +3,7 @@
  * response. One place, so discovery and responses never disagree about names or versions.
  */
 import { UCP_VERSION } from '../../../src/wire/common.ts';
+import { UCP_LATEST, UCP_VERSIONS, type UcpVersion } from '../../../src/wire/version.ts';
 import type { Shop } from '../../formats/types.ts';
 
 const SITE = `https://ucp.dev/${UCP_VERSION}`;
@@ -34,6 +35,38 @@ export const CAPABILITIES: Record<string, CapabilityEntry[]> = {
     { version: UCP_VERSION, spec: `${SITE}/specification/discount`, schema: `${SITE}/schemas/shopping/discount.json`, extends: [CAP.cart] },
   ],
 };
+
+/**
+ * The versions (issue 37; what else differs is listed in server/ucp/versions.ts): the registry
+ * above is the seed's; at another version every `dev.ucp.*` entry declares that version and its
+ * ucp.dev URLs are that release's. Older versions are served through leaf profiles on the shop's
+ * own origin (`/.well-known/ucp/<version>`); negotiation (server/http/authenticate.ts) accepts the
+ * latest and those.
+ */
+export const leafProfilePath = (v: UcpVersion) => `/.well-known/ucp/${v}`;
+export const OLDER_VERSIONS: Readonly<Record<string, string>> = Object.fromEntries(UCP_VERSIONS.filter((v) => v !== UCP_LATEST).map((v) => [v, leafProfilePath(v)]));
+
+/** A published entry (capability, binding) at another version: its `version`, and its ucp.dev URLs under that release. */
+export function retagEntry<T extends Record<string, unknown>>(entry: T, v: string): T {
+  const out: Record<string, unknown> = { ...entry, version: v };
+  for (const k of ['spec', 'schema'] as const) {
+    if (typeof entry[k] === 'string') out[k] = (entry[k] as string).replace(`https://ucp.dev/${UCP_VERSION}/`, `https://ucp.dev/${v}/`);
+  }
+  return out as T;
+}
+
+/** Every entry of a registry (capabilities, services) at version `v`. */
+export const retagRegistry = <T extends Record<string, unknown>>(registry: Record<string, T[]>, v: string): Record<string, T[]> =>
+  Object.fromEntries(Object.entries(registry).map(([name, entries]) => [name, entries.map((e) => retagEntry(e, v))]));
+
+const registries = new Map<string, Record<string, CapabilityEntry[]>>();
+/** The business's capability registry at one version. */
+export function capabilitiesAt(v: UcpVersion): Record<string, CapabilityEntry[]> {
+  if (v === UCP_VERSION) return CAPABILITIES;
+  let r = registries.get(v);
+  if (!r) registries.set(v, (r = retagRegistry(CAPABILITIES as Record<string, Array<CapabilityEntry & Record<string, unknown>>>, v)));
+  return r;
+}
 
 /** Capabilities relevant to each operation family (DIGEST §1.1 "Every response"). */
 export const RELEVANT: Record<'search' | 'lookup' | 'cart', string[]> = {

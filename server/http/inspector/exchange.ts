@@ -23,6 +23,12 @@ export interface Exchange {
   duration_ms: number;
   /** The platform profile the agent named (UCP-Agent or MCP meta), else null. */
   agent: string | null;
+  /**
+   * The UCP version the exchange was answered in (the `ucp.version` of the answer: negotiated from the
+   * agent's profile, 2026-04-08 when it named none); null when nothing was answered in one (a refusal
+   * before negotiation, `version_unsupported`). An MCP batch answered in several lists them, comma-separated.
+   */
+  version: string | null;
   idempotency_key: string | null;
   request: { headers: Record<string, string>; body: string | null; truncated: boolean };
   response: { headers: Record<string, string>; body: string | null; truncated: boolean };

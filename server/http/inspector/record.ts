@@ -232,6 +232,7 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     status: res.status,
     durationMs: ms,
     agent: profile,
+    version: answeredVersions(answerText),
     idempotencyKey: calls.find((x) => x.idempotencyKey)?.idempotencyKey ?? null,
     requestHeaders: rawHeaders(c),
     responseHeaders,
@@ -244,6 +245,18 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
   if (!messages.length) return;
   const roots = transport === 'mcp' ? (Array.isArray(requestJson()) ? (requestJson() as unknown[]) : [requestJson()]).map((m: any) => m?.params?.arguments) : [requestJson()];
   notes.push(...(await productIdsAsVariants(c, shop, messages, roots)));
+}
+
+/**
+ * The UCP version(s) an answer was given in: each `"ucp":{"version":"…"` of the body (REST: the one at
+ * its start; MCP: one per structuredContent of a batch; the text copy in content[] is escaped, so it
+ * does not match). Only date-shaped values, so the field stays what the server wrote.
+ */
+const UCP_VERSION_RE = /"ucp":\{"version":"(\d{4}-\d{2}-\d{2})"/g;
+export function answeredVersions(text: string): string | null {
+  const found = new Set<string>();
+  for (const m of text.matchAll(UCP_VERSION_RE)) found.add(m[1]);
+  return found.size ? [...found].join(', ') : null;
 }
 
 /** The recording middleware; `transport` by mount point. */

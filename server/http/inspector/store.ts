@@ -47,6 +47,8 @@ export interface Recorded {
   status: number;
   durationMs: number;
   agent: string | null;
+  /** The UCP version(s) the answer was in (exchange.ts); absent or null: none. */
+  version?: string | null;
   idempotencyKey: string | null;
   /** Node's raw header list of the request ([name, value, …]), by reference. */
   requestHeaders: readonly string[];
@@ -99,6 +101,7 @@ function show(r: Recorded): Exchange {
     status: r.status,
     duration_ms: Math.round(r.durationMs * 10) / 10,
     agent: r.agent === null ? null : redactText(r.agent).slice(0, 300),
+    version: r.version ?? null,
     idempotency_key: r.idempotencyKey === null ? null : redactText(r.idempotencyKey).slice(0, 200),
     request: { headers: redactHeaders(headerPairs(r.requestHeaders)), body: req.body, truncated: req.truncated },
     response: { headers: redactHeaders(Symbol.iterator in r.responseHeaders ? (r.responseHeaders as Iterable<[string, string]>) : Object.entries(r.responseHeaders)), body: res.body || null, truncated: res.truncated },
