@@ -11,6 +11,7 @@ import { describeStartFailure } from './db/start-failure.ts';
 import { demoCredentialsText } from './seed/accounts.ts';
 import { DEMO_FIXTURES } from './seed/fixtures.ts';
 import { demoAgentProfileUrl } from './core/shops/ucp-profile.ts';
+import { UCP_LATEST } from '../src/wire/version.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
 /** Shops the start-up banner lists by name. */
@@ -83,6 +84,7 @@ export async function main(overrides: Partial<Config> = {}, sink: (line: string)
   if (allowInsecureProfiles(config)) {
     // The profile agent builders name on their first call (docs/access.md "Zero setup").
     log(`  agent profile        ${demoAgentProfileUrl(port)}  (use it as UCP-Agent: profile="…" on REST, meta["ucp-agent"].profile on MCP)`);
+    log(`  agent profile, UCP ${UCP_LATEST}  ${demoAgentProfileUrl(port, UCP_LATEST)}  (the same agent speaking UCP ${UCP_LATEST}: answers come in that version)`);
   }
   if (config.mode === 'development') {
     // The sandbox (docs/sandbox.md): where to see what an agent sent, and the demo's test fixtures.

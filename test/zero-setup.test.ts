@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { npmStart, type NpmStarted } from './support/npm-start.ts';
-import { expectUcpValid, PROFILE_ID } from './support/ucp-schemas.ts';
+import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID } from './support/ucp-schemas.ts';
 
 let server: NpmStarted;
 let profile: string;
@@ -32,6 +32,22 @@ describe('npm start, no setup', () => {
     expect(Object.keys(body.ucp.capabilities).sort()).toEqual(Object.keys(discovery.ucp.capabilities).sort());
     const transports = (body.ucp.services['dev.ucp.shopping'] as Array<{ transport: string }>).map((b) => b.transport).sort();
     expect(transports).toEqual(['embedded', 'mcp', 'rest']);
+  });
+
+  it('the banner names the demo agent speaking UCP 2026-08-25 too: a valid 2026-08-25 platform profile, answered in 2026-08-25', async () => {
+    const latest = /agent profile, UCP 2026-08-25\s+(\S+)/.exec(server.banner())?.[1];
+    expect(latest).toBe(`http://agent.localhost:${server.port}/.well-known/ucp/2026-08-25`);
+    const body = await (await fetch(latest!)).json();
+    expectUcp20260825Valid(`${PROFILE_2026_08_25}#/$defs/platform_schema`, body);
+    expect(body.ucp.version).toBe('2026-08-25');
+    const search = await fetch(`${shop}/api/ucp/catalog/search`, { method: 'POST', headers: { 'content-type': 'application/json', 'ucp-agent': `profile="${latest}"` }, body: JSON.stringify({ query: 'tee' }) });
+    expect(search.status).toBe(200);
+    const answer = await search.json();
+    expect(answer.ucp.version).toBe('2026-08-25');
+    expect(answer.products.length).toBeGreaterThan(0);
+    // The seed's version stays the default profile's: its answers are 2026-04-08.
+    const seed = await fetch(`${shop}/api/ucp/catalog/search`, { method: 'POST', headers: { 'content-type': 'application/json', 'ucp-agent': `profile="${profile}"` }, body: JSON.stringify({ query: 'tee' }) });
+    expect((await seed.json()).ucp.version).toBe('2026-04-08');
   });
 
   it('the official MCP SDK client searches and builds a cart with that profile', async () => {

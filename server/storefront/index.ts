@@ -14,12 +14,14 @@ import { protocolError } from '../http/errors.ts';
 import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
-import { DEMO_AGENT_HOSTNAME, demoPlatformProfile } from '../core/shops/ucp-profile.ts';
+import { DEMO_AGENT_HOSTNAME, demoPlatformProfile, leafProfilePath } from '../core/shops/ucp-profile.ts';
+import { UCP_VERSIONS } from '../../src/wire/version.ts';
 import { webMcpRoutes } from './webmcp.ts';
 import { checkoutRoutes } from './checkout.ts';
 
 export const AGENT_HOSTNAME = DEMO_AGENT_HOSTNAME;
-const AGENT_PROFILE = JSON.stringify(demoPlatformProfile());
+/** The demo agent's profile per path: the seed's version at `/.well-known/ucp`, every other served version at its leaf path. */
+const AGENT_PROFILES = new Map<string, string>([['/.well-known/ucp', JSON.stringify(demoPlatformProfile())], ...UCP_VERSIONS.map((v) => [leafProfilePath(v), JSON.stringify(demoPlatformProfile(v))] as [string, string])]);
 /** public/ of this checkout or installed package (not of the working directory: `npx ucp-storefront start` runs anywhere). */
 export const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 
@@ -64,9 +66,10 @@ export function agentSite(): MiddlewareHandler<AppEnv> {
   const files = staticFiles(`${PUBLIC_DIR}agent`);
   return async (c, next) => {
     if (c.get('hostname') !== AGENT_HOSTNAME) return next();
-    if (c.req.path === '/.well-known/ucp') {
+    const profile = AGENT_PROFILES.get(c.req.path);
+    if (profile !== undefined) {
       if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return protocolError(c, 405, 'method_not_allowed', 'Use GET on this path.', {}, { Allow: 'GET' });
-      return c.body(AGENT_PROFILE, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
+      return c.body(profile, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
     }
     const res = await files(c, async () => {});
     if (res) return res;

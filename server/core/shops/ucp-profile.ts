@@ -116,24 +116,29 @@ export function businessProfile(shop: Shop, origin: string, signingKeys?: unknow
  */
 export const DEMO_AGENT_HOSTNAME = 'agent.localhost';
 
-/** `http://agent.localhost:PORT/.well-known/ucp` for the port (or `host:port` origin) a client reached us on. */
-export function demoAgentProfileUrl(originOrPort: string | number): string {
+/**
+ * `http://agent.localhost:PORT/.well-known/ucp` for the port (or `host:port` origin) a client
+ * reached us on: the seed's version. Another version's demo agent profile is at that version's
+ * leaf path (`/.well-known/ucp/2026-08-25`), for a builder whose agent targets it.
+ */
+export function demoAgentProfileUrl(originOrPort: string | number, v: UcpVersion = UCP_VERSION): string {
   let port = String(originOrPort);
   if (!/^\d+$/.test(port)) {
     const u = new URL(port);
     port = u.port || (u.protocol === 'https:' ? '443' : '80');
   }
   const suffix = port === '80' ? '' : `:${port}`;
-  return `http://${DEMO_AGENT_HOSTNAME}${suffix}/.well-known/ucp`;
+  return `http://${DEMO_AGENT_HOSTNAME}${suffix}${v === UCP_VERSION ? '/.well-known/ucp' : leafProfilePath(v)}`;
 }
 
-export function demoPlatformProfile() {
+export function demoPlatformProfile(v: UcpVersion = UCP_VERSION) {
   const binding = (transport: string, schema: string) => ({ version: UCP_VERSION, transport, spec: SPEC_URL, schema });
+  const services = { 'dev.ucp.shopping': [binding('rest', REST_SCHEMA_URL), binding('mcp', MCP_SCHEMA_URL), binding('embedded', EMBEDDED_SCHEMA_URL)] };
   return {
     ucp: {
-      version: UCP_VERSION,
-      services: { 'dev.ucp.shopping': [binding('rest', REST_SCHEMA_URL), binding('mcp', MCP_SCHEMA_URL), binding('embedded', EMBEDDED_SCHEMA_URL)] },
-      capabilities: CAPABILITIES,
+      version: v,
+      services: v === UCP_VERSION ? services : retagRegistry(services, v),
+      capabilities: capabilitiesAt(v),
       payment_handlers: {},
     },
   };
