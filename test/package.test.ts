@@ -372,6 +372,28 @@ describe('a production install of the packed server', () => {
   });
 });
 
+describe('an idle sandbox from the installed package', () => {
+  // Measured 342-369 MB on this 2-core machine (docs/packaging.md "Sandbox memory"; PGlite alone
+  // holds about 230 MB of it), 576 MB before the embedded database's development settings and the
+  // collection after opening. The bound leaves room for noise and fails the old weight.
+  const BOUND_MB = 420;
+
+  it(`holds at most ${BOUND_MB} MB RSS 5 s after startSandbox() is ready`, async () => {
+    const script = `import { startSandbox } from 'ucp-storefront/testing';
+import { execFileSync } from 'node:child_process';
+const sb = await startSandbox({ port: 0, dataDir: 'temp' });
+await new Promise((r) => setTimeout(r, 5000));
+const line = execFileSync('ps', ['-o', 'rss=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\\n').find((l) => l.includes('ucp-storefront.mjs'));
+console.log(JSON.stringify({ rssKb: Number(line.trim().split(/\\s+/)[0]) }));
+await sb.stop();`;
+    const out = await run(process.execPath, ['--input-type=module', '-e', script], proj, { NODE_OPTIONS: '', DATA_DIR: '', DATABASE_URL: '' });
+    const { rssKb } = JSON.parse(out.trim().split('\n').pop()!) as { rssKb: number };
+    console.log(`idle sandbox RSS: ${(rssKb / 1024).toFixed(0)} MB`);
+    expect(rssKb).toBeGreaterThan(50 * 1024); // the server's, not the ps line of something else
+    expect(rssKb).toBeLessThanOrEqual(BOUND_MB * 1024);
+  }, 120_000);
+});
+
 describe('the client package installed alone', () => {
   const MB = 1024 * 1024;
 
