@@ -289,7 +289,7 @@ function bytesUnder(path: string): number {
     .reduce((n, e) => n + lstatSync(join(e.parentPath, e.name)).size, 0);
 }
 
-/** Starts the installed CLI with `env` and resolves with the port its banner names. */
+/** Starts the installed CLI with `env` and resolves with the port its banner names, once the banner's last line (the platform's) is out. */
 function startInstalled(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; banner: () => string }> {
   const child = spawn(process.execPath, [join(proj, 'node_modules/ucp-storefront/bin/ucp-storefront.mjs'), 'start', '--port', '0'], {
     cwd: proj,
@@ -301,7 +301,7 @@ function startInstalled(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; 
     const onData = (d: Buffer) => {
       out += d;
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]), banner: () => out });
+      if (m && /platform\s+https?:\/\//.test(out)) resolve({ child, port: Number(m[1]), banner: () => out });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
