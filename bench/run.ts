@@ -17,6 +17,7 @@
  *   BENCH_ONLY=load npm run bench      # many shops in one seed run: 120 x 300 embedded, 500 x 200 PostgreSQL
  *   BENCH_ONLY=scale npm run bench     # 10,000 shops x 100 products, 1,000,000 carts on PostgreSQL (bench/scale.ts)
  *   BENCH_ONLY=scale BENCH_SHOPS=200 BENCH_CARTS=20000 npm run bench   # the same, small, to try it first
+ *   BENCH_ONLY=package npm run bench   # install sizes, CLI cold start, start → ready, idle sandbox RSS: before/after (bench/package.ts)
  *
  * The scale benchmark is not part of the default run: its first run loads a million products and a
  * million carts (tens of minutes on a shared 2-core machine; later runs reuse its database, kept in
@@ -182,6 +183,7 @@ async function main() {
   if (ONLY === 'load') return benchLoads();
   if (ONLY === 'host') return benchHost();
   if (ONLY === 'apps') return benchApps();
+  if (ONLY === 'package') return (await import('./package.ts')).benchPackage();
   if (ONLY === 'scale') {
     await (await import('./scale.ts')).benchScale();
     return;

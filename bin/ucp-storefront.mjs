@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// `ucp-storefront` (docs/cli.md): the server and its commands are TypeScript run through tsx (a
-// dependency); this launcher registers tsx's loader, then hands argv to server/cli/main.ts.
+// `ucp-storefront` (docs/cli.md, docs/packaging.md): hands argv to the CLI. An installed package runs
+// the JavaScript built before packing (dist/server/cli.js, scripts/build-server.mjs): no tsx, no
+// esbuild, no TypeScript at run time. A checkout (server/ sources beside us and tsx installed, a dev
+// dependency) runs the TypeScript through tsx instead, so an edit is live without a build and a
+// build left over from an earlier `npm pack` is never run stale. UCP_RUN=compiled makes a checkout
+// run dist/server too (the production start from a checkout, the cold-start benchmark).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { register } from 'tsx/esm/api';
 
 /** Stops as if sent SIGTERM (the server's own clean stop, server/main.ts), once. */
 let stopping = false;
@@ -75,7 +78,22 @@ function alive(pid) {
   }
 }
 
-register();
-const { runCli } = await import('../server/cli/main.ts');
+/** The CLI module: the TypeScript sources through tsx in a checkout, else the built JavaScript. */
+async function loadCli() {
+  const compiled = new URL('../dist/server/cli.js', import.meta.url);
+  const sources = new URL('../server/cli/main.ts', import.meta.url);
+  if (process.env.UCP_RUN !== 'compiled' && existsSync(sources)) {
+    const tsx = await import('tsx/esm/api').catch(() => undefined);
+    if (tsx) {
+      tsx.register();
+      return import(sources.href);
+    }
+  }
+  if (existsSync(compiled)) return import(compiled.href);
+  process.stderr.write('ucp-storefront: dist/server/cli.js is missing; build it with `npm run build` (or install the dev dependencies to run the sources through tsx)\n');
+  process.exit(1);
+}
+
+const { runCli } = await loadCli();
 const code = await runCli(process.argv.slice(2));
 if (code >= 0) process.exit(code);

@@ -13,6 +13,13 @@ export interface Config {
    * `synchronous_commit = off`; a killed process still loses nothing). Ignored with DATABASE_URL.
    */
   durableCommits?: boolean;
+  /**
+   * Embedded database: PostgreSQL's `shared_buffers` in MB (PGLITE_SHARED_BUFFERS_MB). PGlite's own
+   * default is 160 MB, held in the process as WASM memory once touched: fine for one production
+   * server, most of an idle sandbox's weight (docs/packaging.md "Sandbox memory"). Development
+   * defaults to 16 MB (the OS page cache still holds the files); production keeps PGlite's default.
+   */
+  embeddedSharedBuffersMb?: number;
   /** PostgreSQL (DATABASE_URL) pool: connections per process (PG_POOL_SIZE, 10) and how long a request waits for one (PG_CONNECT_TIMEOUT_MS, 5000; then 503). */
   pgPoolSize?: number;
   pgConnectTimeoutMs?: number;
@@ -195,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? '.data',
     databaseUrl: env.DATABASE_URL || undefined,
     durableCommits: flag(env, 'UCP_DURABLE_COMMITS', true, problems),
+    embeddedSharedBuffersMb: positive(env, 'PGLITE_SHARED_BUFFERS_MB', problems, 'megabytes') ?? (production ? undefined : 16),
     pgPoolSize: positive(env, 'PG_POOL_SIZE', problems, 'connections'),
     pgConnectTimeoutMs: positive(env, 'PG_CONNECT_TIMEOUT_MS', problems, 'milliseconds'),
     pgQueryTimeoutMs: milliseconds(env, 'PG_QUERY_TIMEOUT_MS', problems),

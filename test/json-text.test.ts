@@ -17,7 +17,8 @@ const error = (text: string) => {
 
 describe('parseJsonText', () => {
   it('says the line and column of the mistake, without "position"', () => {
-    expect(error('{\n  "a": 1,\n  "b" 2\n}')).toBe('invalid JSON at line 3, column 7: Unexpected number');
+    // The reason is V8's own words, which changed between Node 20 and Node 22/24; the place is ours.
+    expect(error('{\n  "a": 1,\n  "b" 2\n}')).toMatch(/^invalid JSON at line 3, column 7: (Unexpected number|Expected ':' after property name)$/);
     expect(error('{\n  "a": 1,\n}')).toMatch(/^invalid JSON at line 3, column 1: /);
     expect(error('{"a": [1, 2')).toMatch(/^invalid JSON at line 1, column 12: /);
     expect(error('')).toBe('invalid JSON at line 1, column 1: Unexpected end of JSON input');

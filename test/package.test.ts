@@ -1,6 +1,14 @@
 /**
- * The package as agent builders get it: `npm pack` (its prepack builds host.js and dist/lib), the
- * tarball installed into an empty project, and then, with nothing from this checkout:
+ * The packages as agent builders and operators get them (docs/packaging.md): `npm pack` of the
+ * server package (its prepack builds host.js, the MCP Apps view, dist/lib and the server's
+ * JavaScript) and of the client workspace package, the tarballs installed into empty projects, and
+ * then, with nothing from this checkout:
+ *  - the installed server has no TypeScript to run and no tsx/esbuild; a production start
+ *    (`NODE_ENV=production`, the required settings, `ucp-storefront seed --demo` first) serves every
+ *    kind of route, /ucp/host.js and the MCP Apps view included;
+ *  - the client package installs alone as itself plus zod, measured and held to 1 MB without zod;
+ *  - the shipped declarations compile for a strict consumer (exactOptionalPropertyTypes,
+ *    noUncheckedIndexedAccess, skipLibCheck off) on TypeScript 5.x (the checkout's) and 7.x;
  *  - `ucp-storefront start` from that install runs the demo server (development mode, loopback
  *    http profile URLs allowed, a throwaway data directory);
  *  - a plain Node script (no tsx, no DNS help) drives it with `ucp-storefront/client` over REST and
@@ -16,7 +24,7 @@
 import './support/localhost-dns.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +36,8 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 let dir: string;
 let proj: string;
+/** A project with the client package only. */
+let clientProj: string;
 let server: ChildProcess | undefined;
 let profileServer: Server;
 let port = 0;
@@ -47,14 +57,96 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
   });
 }
 
+/** An empty ESM project at `path` with `tarballs` installed (offline where the cache allows). */
+async function project(path: string, tarballs: string[]): Promise<void> {
+  mkdirSync(path);
+  writeFileSync(join(path, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await run('npm', ['install', ...tarballs.map((t) => join(dir, t)), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], path);
+}
+
+const CONSUMER_FILES = ['agent.ts', 'page.ts', 'sandbox.ts', 'client.ts'];
+
+/** A consumer's TypeScript using every shipped entry, with calls that must not compile (@ts-expect-error). */
+function writeConsumerSources(): void {
+  writeFileSync(
+    join(proj, 'agent.ts'),
+    `import { createUcpClient, type Cart, type Result } from 'ucp-storefront/client';
+import { CreateCartRequest, MessageSchema } from 'ucp-storefront/wire';
+const shop = createUcpClient({ business: 'https://shop.example', profile: 'https://me.example/.well-known/ucp', transport: 'mcp' });
+export async function go(): Promise<string> {
+  const r: Result<Cart> = await shop.createCart({ line_items: [{ item: { id: 'v' }, quantity: 1 }] });
+  const parsed = CreateCartRequest.safeParse({ line_items: [] });
+  void MessageSchema;
+  if (!r.ok) return r.messages.map((m) => m.code ?? m.content).join() + String(parsed.success);
+  // @ts-expect-error quantity is a number
+  await shop.updateCart(r.data.id, { line_items: [{ item: { id: 'v' }, quantity: 'two' }] });
+  // @ts-expect-error no such transport
+  createUcpClient({ business: 'x', profile: 'y', transport: 'grpc' });
+  return r.data.totals.find((t) => t.type === 'total')!.amount.toFixed(0);
+}
+`,
+  );
+  writeFileSync(
+    join(proj, 'page.ts'),
+    `/// <reference types="ucp-storefront/host" />
+const handle = window.UCP.openCart({ shopOrigin: 'https://shop.example', lineItems: [{ item: { id: 'v' }, quantity: 1 }] });
+document.body.addEventListener('ucp:cart:complete', (e) => {
+  const url: string = e.detail.continue_url;
+  e.preventDefault();
+  console.log(url, e.detail.cart.id);
+  handle.close();
+});
+document.querySelector('ucp-cart')?.addEventListener('ucp:cart:add', (e) => console.log(e.detail.variantId, e.detail.quantity));
+// @ts-expect-error openCart needs a shopOrigin
+window.UCP.openCart({});
+export {};
+`,
+  );
+  writeFileSync(
+    join(proj, 'sandbox.ts'),
+    `import { startSandbox, connectSandbox, type Sandbox, type SandboxShop } from 'ucp-storefront/testing';
+export async function withSandbox(): Promise<string> {
+  const sandbox: Sandbox = await startSandbox({ port: 0, dataDir: 'temp', env: { SANDBOX_FAULTS: '1' } });
+  const shop: SandboxShop = await sandbox.newShop({ domain: 'mine-1.localhost' });
+  await sandbox.reset(shop.id);
+  await sandbox.stop();
+  // @ts-expect-error port is a number
+  await startSandbox({ port: '0' });
+  return shop.url + sandbox.shopUrl('strict.localhost') + sandbox.demoAgentProfile + connectSandbox('http://localhost:8080').url;
+}
+`,
+  );
+  writeFileSync(
+    join(proj, 'client.ts'),
+    `/// <reference types="ucp-storefront-client/host" />
+import { createUcpClient, type Result, type Product } from 'ucp-storefront-client';
+import { SearchRequest, UCP_VERSION } from 'ucp-storefront-client/wire';
+import * as viaServer from 'ucp-storefront/client';
+export async function first(): Promise<string | undefined> {
+  const shop = createUcpClient({ business: 'https://shop.example', profile: 'https://me.example/.well-known/ucp' });
+  const r: Result<{ products: Product[] }> = await shop.searchCatalog({ query: 'tee' });
+  void SearchRequest.safeParse({ query: 'tee' });
+  // The server package's ucp-storefront/client is the same client.
+  const same: typeof createUcpClient = viaServer.createUcpClient;
+  void same;
+  // @ts-expect-error query is a string
+  await shop.searchCatalog({ query: 1 });
+  window.UCP.openCart({ shopOrigin: 'https://shop.example' });
+  return r.ok ? r.data.products[0]?.title + UCP_VERSION : undefined;
+}
+`,
+  );
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ucp-pack-'));
   proj = join(dir, 'proj');
+  clientProj = join(dir, 'client-only');
   await run('npm', ['pack', '--pack-destination', dir, '--silent'], ROOT);
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
-  mkdirSync(proj);
-  writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', join(dir, tarball), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], proj);
+  await run('npm', ['pack', '-w', 'ucp-storefront-client', '--pack-destination', dir, '--silent'], ROOT);
+  const tarballs = readdirSync(dir).filter((f) => f.endsWith('.tgz'));
+  expect(tarballs.sort()).toEqual(['ucp-storefront-0.1.0.tgz', 'ucp-storefront-client-0.1.0.tgz']);
+  await Promise.all([project(proj, tarballs), project(clientProj, ['ucp-storefront-client-0.1.0.tgz'])]);
 
   // The agent's platform profile, on loopback http (allowed in development with the setting below).
   profileServer = createServer((_req, res) => {
@@ -151,65 +243,32 @@ console.log(JSON.stringify(out));
   it('consumers type-check against the shipped declarations (client, wire, host.d.ts)', async () => {
     writeFileSync(
       join(proj, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['agent.ts', 'page.ts', 'sandbox.ts'] }),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2023', 'DOM'], types: [] }, files: CONSUMER_FILES }),
     );
-    writeFileSync(
-      join(proj, 'agent.ts'),
-      `import { createUcpClient, type Cart, type Result } from 'ucp-storefront/client';
-import { CreateCartRequest, MessageSchema } from 'ucp-storefront/wire';
-const shop = createUcpClient({ business: 'https://shop.example', profile: 'https://me.example/.well-known/ucp', transport: 'mcp' });
-export async function go(): Promise<string> {
-  const r: Result<Cart> = await shop.createCart({ line_items: [{ item: { id: 'v' }, quantity: 1 }] });
-  const parsed = CreateCartRequest.safeParse({ line_items: [] });
-  void MessageSchema;
-  if (!r.ok) return r.messages.map((m) => m.code ?? m.content).join() + String(parsed.success);
-  // @ts-expect-error quantity is a number
-  await shop.updateCart(r.data.id, { line_items: [{ item: { id: 'v' }, quantity: 'two' }] });
-  // @ts-expect-error no such transport
-  createUcpClient({ business: 'x', profile: 'y', transport: 'grpc' });
-  return r.data.totals.find((t) => t.type === 'total')!.amount.toFixed(0);
-}
-`,
-    );
-    writeFileSync(
-      join(proj, 'page.ts'),
-      `/// <reference types="ucp-storefront/host" />
-const handle = window.UCP.openCart({ shopOrigin: 'https://shop.example', lineItems: [{ item: { id: 'v' }, quantity: 1 }] });
-document.body.addEventListener('ucp:cart:complete', (e) => {
-  const url: string = e.detail.continue_url;
-  e.preventDefault();
-  console.log(url, e.detail.cart.id);
-  handle.close();
-});
-document.querySelector('ucp-cart')?.addEventListener('ucp:cart:add', (e) => console.log(e.detail.variantId, e.detail.quantity));
-// @ts-expect-error openCart needs a shopOrigin
-window.UCP.openCart({});
-export {};
-`,
-    );
-    writeFileSync(
-      join(proj, 'sandbox.ts'),
-      `import { startSandbox, connectSandbox, type Sandbox, type SandboxShop } from 'ucp-storefront/testing';
-export async function withSandbox(): Promise<string> {
-  const sandbox: Sandbox = await startSandbox({ port: 0, dataDir: 'temp', env: { SANDBOX_FAULTS: '1' } });
-  const shop: SandboxShop = await sandbox.newShop({ domain: 'mine-1.localhost' });
-  await sandbox.reset(shop.id);
-  await sandbox.stop();
-  // @ts-expect-error port is a number
-  await startSandbox({ port: '0' });
-  return shop.url + sandbox.shopUrl('strict.localhost') + sandbox.demoAgentProfile + connectSandbox('http://localhost:8080').url;
-}
-`,
-    );
+    writeConsumerSources();
     await expect(run(process.execPath, [TSC, '-p', 'tsconfig.json'], proj)).resolves.toBe('');
   }, 120_000);
 
-  it('ships what runs, not the repository: no tests, docs or host.js sources', () => {
+  it('ships what runs, not the repository: JavaScript, no TypeScript sources, no tests or docs, MIT', () => {
     const pkg = join(proj, 'node_modules/ucp-storefront');
-    const top = readdirSync(pkg).sort();
-    expect(top).toEqual(['README.md', 'bin', 'dist', 'package.json', 'public', 'server', 'src', 'tsconfig.json', 'types']);
-    expect(readdirSync(join(pkg, 'src')).sort()).toEqual(['format', 'wire']);
-    expect(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).private).toBeUndefined();
+    expect(readdirSync(pkg).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'compat', 'dist', 'package.json', 'public', 'types']);
+    const files = readdirSync(pkg, { recursive: true }).map(String);
+    expect(files.filter((f) => /\.(ts|tsx|mts)$/.test(f) && !/\.d\.m?ts$/.test(f))).toEqual([]);
+    expect(files).toContain(join('dist', 'server', 'cli.js'));
+    expect(files).toContain(join('dist', 'apps', 'shop.html'));
+    for (const p of [pkg, join(proj, 'node_modules/ucp-storefront-client')]) {
+      const json = JSON.parse(readFileSync(join(p, 'package.json'), 'utf8'));
+      expect(json.private, p).toBeUndefined();
+      expect(json.license, p).toBe('MIT');
+      expect(readFileSync(join(p, 'LICENSE'), 'utf8'), p).toMatch(/^MIT License/);
+      expect(json.engines.node, p).toBe('>=22');
+    }
+    // Nothing compiles TypeScript at run time: neither is a dependency, so neither is installed.
+    const deps = Object.keys(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).dependencies);
+    expect(deps).not.toContain('tsx');
+    expect(deps).not.toContain('esbuild');
+    expect(existsSync(join(proj, 'node_modules/tsx'))).toBe(false);
+    expect(existsSync(join(proj, 'node_modules/esbuild'))).toBe(false);
   });
 
   it('the copyable CI spec (examples/ci) passes from that project with two workers, one sandbox each', async () => {
@@ -221,4 +280,200 @@ export async function withSandbox(): Promise<string> {
     const out = await run(process.execPath, [cli, 'test', '-c', 'ci/playwright.config.ts', '--workers=2', '--reporter=line'], proj, env);
     expect(out).toMatch(/5 passed/);
   }, 400_000);
+});
+
+/** Sums the sizes of the files under `path` (what an install writes to disk, before block rounding). */
+function bytesUnder(path: string): number {
+  return readdirSync(path, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((n, e) => n + lstatSync(join(e.parentPath, e.name)).size, 0);
+}
+
+/** Starts the installed CLI with `env` and resolves with the port its banner names, once the banner's last line (the platform's) is out. */
+function startInstalled(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; banner: () => string }> {
+  const child = spawn(process.execPath, [join(proj, 'node_modules/ucp-storefront/bin/ucp-storefront.mjs'), 'start', '--port', '0'], {
+    cwd: proj,
+    env: { ...process.env, DATABASE_URL: '', PORT: '', NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m && /platform\s+https?:\/\//.test(out)) resolve({ child, port: Number(m[1]), banner: () => out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited ${code}\n${out}`)));
+  });
+}
+
+describe('a production install of the packed server', () => {
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    AUTH_URL: 'https://accounts.example.com',
+    KEY_ENCRYPTION_SECRET: 'production-test-secret-0123456789abcdef',
+    UCP_ALLOW_INSECURE_PROFILE_URLS: '',
+  };
+  let prod: Awaited<ReturnType<typeof startInstalled>>;
+
+  beforeAll(async () => {
+    const env = { ...PRODUCTION, DATA_DIR: join(dir, 'prod-data'), NODE_OPTIONS: '' };
+    await run(process.execPath, [join(proj, 'node_modules/ucp-storefront/bin/ucp-storefront.mjs'), 'seed', '--demo'], proj, env);
+    prod = await startInstalled(env);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (prod?.child.exitCode === null) {
+      prod.child.kill('SIGTERM');
+      await new Promise((r) => prod.child.once('exit', r));
+    }
+  });
+
+  const shop = (path: string, init?: RequestInit) => fetch(`http://demo.localhost:${prod.port}${path}`, init);
+  const mcp = async (method: string, params: object) => {
+    const r = await shop('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    expect(r.status, method).toBe(200);
+    return ((await r.json()) as { result: Record<string, unknown> }).result;
+  };
+
+  it('starts in production mode from the compiled server and serves the shop routes, host.js included', async () => {
+    expect(prod.banner()).toContain('demo.localhost');
+    expect(prod.banner()).not.toMatch(/agent demo|owner@demo/); // development-only fixtures stay out
+    const js = await shop('/ucp/host.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/javascript/);
+    expect(await js.text()).toBe(readFileSync(join(proj, 'node_modules/ucp-storefront/dist/host.js'), 'utf8'));
+    for (const path of ['/ucp/host.d.ts', '/.well-known/ucp', '/api/ucp/openapi.json', '/', '/favicon.svg', '/livez', '/readyz']) {
+      expect((await shop(path)).status, path).toBe(200);
+    }
+    const search = await shop('/api/ucp/catalog/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'tee' }) });
+    expect(search.status).toBe(200);
+    expect(((await search.json()) as { products: unknown[] }).products.length).toBeGreaterThan(0);
+    const graphql = await shop('/graphql/3.0', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ apiVersion }' }) });
+    expect(await graphql.json()).toEqual({ data: { apiVersion: '3.0.0' } });
+  });
+
+  it('serves MCP with the package version and the MCP Apps view built into the package', async () => {
+    const init = await mcp('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1' } });
+    expect(init.serverInfo).toMatchObject({ name: 'ucp-storefront', version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version });
+    expect(((await mcp('tools/list', {})).tools as unknown[]).length).toBeGreaterThan(0);
+    const view = (await mcp('resources/read', { uri: 'ui://ucp/shop.html' })).contents as Array<{ text: string }>;
+    expect(view[0]!.text).toBe(readFileSync(join(proj, 'node_modules/ucp-storefront/dist/apps/shop.html'), 'utf8'));
+  });
+
+  it('serves the platform: account service metadata, admin, merchant API; no open metrics in production', async () => {
+    const platform = (path: string) => fetch(`http://127.0.0.1:${prod.port}${path}`);
+    for (const path of ['/', '/admin', '/.well-known/oauth-authorization-server', '/merchants/shop_demo/3.0/openapi.json']) {
+      expect((await platform(path)).status, path).toBe(200);
+    }
+    expect((await platform('/metrics')).status).toBe(404);
+  });
+});
+
+describe('an idle sandbox from the installed package', () => {
+  // Measured 342-369 MB on this 2-core machine (docs/packaging.md "Sandbox memory"; PGlite alone
+  // holds about 230 MB of it), 576 MB before the embedded database's development settings and the
+  // collection after opening. The bound leaves room for noise and fails the old weight.
+  const BOUND_MB = 420;
+
+  it(`holds at most ${BOUND_MB} MB RSS 5 s after startSandbox() is ready`, async () => {
+    const script = `import { startSandbox } from 'ucp-storefront/testing';
+import { execFileSync } from 'node:child_process';
+const sb = await startSandbox({ port: 0, dataDir: 'temp' });
+await new Promise((r) => setTimeout(r, 5000));
+const line = execFileSync('ps', ['-o', 'rss=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\\n').find((l) => l.includes('ucp-storefront.mjs'));
+console.log(JSON.stringify({ rssKb: Number(line.trim().split(/\\s+/)[0]) }));
+await sb.stop();`;
+    const out = await run(process.execPath, ['--input-type=module', '-e', script], proj, { NODE_OPTIONS: '', DATA_DIR: '', DATABASE_URL: '' });
+    const { rssKb } = JSON.parse(out.trim().split('\n').pop()!) as { rssKb: number };
+    console.log(`idle sandbox RSS: ${(rssKb / 1024).toFixed(0)} MB`);
+    expect(rssKb).toBeGreaterThan(50 * 1024); // the server's, not the ps line of something else
+    expect(rssKb).toBeLessThanOrEqual(BOUND_MB * 1024);
+  }, 120_000);
+});
+
+describe('the client package installed alone', () => {
+  const MB = 1024 * 1024;
+
+  it('installs as itself plus zod, and itself (everything but zod) is at most 1 MB', () => {
+    const modules = join(clientProj, 'node_modules');
+    expect(readdirSync(modules).filter((f) => !f.startsWith('.')).sort()).toEqual(['ucp-storefront-client', 'zod']);
+    const client = bytesUnder(join(modules, 'ucp-storefront-client'));
+    const zod = bytesUnder(join(modules, 'zod'));
+    console.log(`client-only install: ucp-storefront-client ${client} B, zod ${zod} B, total ${bytesUnder(modules)} B`);
+    expect(client).toBeLessThanOrEqual(1 * MB);
+    expect(client).toBeGreaterThan(20_000); // it holds the client, the wire schemas and host.d.ts
+  });
+
+  const agent = (transport: string) =>
+    run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createUcpClient } from 'ucp-storefront-client';
+const shop = createUcpClient({ business: process.argv[1], profile: process.argv[2], transport: ${JSON.stringify(transport)}, retry: false });
+const r = await shop.searchCatalog({ query: 'tee' });
+console.log(JSON.stringify(r.ok ? { ok: true, n: r.data.products.length } : { ok: false, status: r.status, messages: r.messages }));
+await shop.close();`,
+        `http://demo.localhost:${port}`,
+        profileUrl,
+      ],
+      clientProj,
+      { NODE_OPTIONS: '' },
+    ).then((out) => JSON.parse(out.trim().split('\n').pop()!));
+
+  it('names the optional package a feature needs when it is missing (undici for *.localhost in Node, the MCP SDK for MCP)', async () => {
+    const rest = await agent('rest');
+    expect(rest).toMatchObject({ ok: false, status: 0, messages: [{ code: 'network_error' }] });
+    expect(rest.messages[0].content).toContain("'undici'");
+    await run('npm', ['install', 'undici@^7.30.2', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], clientProj);
+    const mcp = await agent('mcp');
+    expect(mcp).toMatchObject({ ok: false, status: 0, messages: [{ code: 'network_error' }] });
+    expect(mcp.messages[0].content).toContain("'@modelcontextprotocol/sdk'");
+  }, 120_000);
+
+  it('drives the running demo over REST once undici is there', async () => {
+    expect(existsSync(join(clientProj, 'node_modules/undici'))).toBe(true); // the test above added it
+    const rest = await agent('rest');
+    expect(rest.ok, JSON.stringify(rest)).toBe(true);
+    expect(rest.n).toBeGreaterThan(0);
+  });
+});
+
+describe('strict consumers', () => {
+  const STRICT = {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: false,
+    noEmit: true,
+    lib: ['ES2023', 'DOM'],
+    types: [],
+  };
+
+  beforeAll(async () => {
+    writeConsumerSources();
+    writeFileSync(join(proj, 'tsconfig.strict.json'), JSON.stringify({ compilerOptions: STRICT, files: CONSUMER_FILES }));
+    // The current TypeScript 7 (the native compiler) in a project of its own, beside the checkout's 5.x.
+    mkdirSync(join(dir, 'ts7'));
+    writeFileSync(join(dir, 'ts7/package.json'), JSON.stringify({ name: 'ts7', private: true }));
+    await run('npm', ['install', 'typescript@^7', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], join(dir, 'ts7'));
+  }, 180_000);
+
+  for (const [name, tsc] of [
+    ['5.x', () => TSC],
+    ['7.x', () => join(dir, 'ts7/node_modules/typescript/bin/tsc')],
+  ] as const) {
+    it(`compile the shipped declarations with exactOptionalPropertyTypes, noUncheckedIndexedAccess and skipLibCheck off (TypeScript ${name})`, async () => {
+      const version = await run(process.execPath, [tsc(), '--version'], proj);
+      expect(version).toMatch(new RegExp(`Version ${name[0]}\\.`));
+      await expect(run(process.execPath, [tsc(), '-p', 'tsconfig.strict.json'], proj)).resolves.toBe('');
+    }, 120_000);
+  }
 });

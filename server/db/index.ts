@@ -64,6 +64,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** On disk: acknowledge commits once flushed to stable storage (default true; config.ts). */
   durableCommits?: boolean;
+  /** Embedded: `shared_buffers` in MB (config.ts); PGlite's default when absent. */
+  embeddedSharedBuffersMb?: number;
   /** config.ts: pool size and connection wait (PostgreSQL), random page cost (both). */
   pgPoolSize?: number;
   pgConnectTimeoutMs?: number;
@@ -127,7 +129,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   }
   let embedded: EmbeddedDatabase;
   try {
-    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${randomPageCost}`, { durable: opts.durableCommits !== false, onClose: release });
+    embedded = await EmbeddedDatabase.open(opts.dataDir, `set random_page_cost = ${randomPageCost}`, { durable: opts.durableCommits !== false, sharedBuffersMb: opts.embeddedSharedBuffersMb, onClose: release });
   } catch (e) {
     release();
     throw e;

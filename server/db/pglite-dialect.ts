@@ -75,10 +75,12 @@ export class EmbeddedDatabase {
   /**
    * Starts the worker and opens `dataDir` (`memory://` for a throwaway database); `setup` runs once.
    * `durable`: on disk, answer a write once its WAL is on stable storage (pglite-durable.mjs).
+   * `sharedBuffersMb`: PostgreSQL's `shared_buffers` (PGlite's default when absent).
    */
-  static async open(dataDir: string, setup: string, opts: { durable?: boolean; onClose?: () => void } = {}): Promise<EmbeddedDatabase> {
+  static async open(dataDir: string, setup: string, opts: { durable?: boolean; sharedBuffersMb?: number; onClose?: () => void } = {}): Promise<EmbeddedDatabase> {
     const wasm = await pgliteWasm();
-    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup, durable: opts.durable !== false, wasm } });
+    const settings = opts.sharedBuffersMb ? [`shared_buffers=${Math.max(1, Math.round(opts.sharedBuffersMb))}MB`] : [];
+    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, setup, durable: opts.durable !== false, wasm, settings } });
     const db = new EmbeddedDatabase(worker, opts.onClose);
     return new Promise((resolve, reject) => {
       db.pending.set(0, {

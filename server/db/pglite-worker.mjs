@@ -51,13 +51,42 @@ async function saveSnapshot(/** @type {PGlite} */ db) {
   return bytes;
 }
 
+/**
+ * A database restored from `snapshot` (about 40 MB). PGlite keeps the options object it was given,
+ * and with it the Blob: an idle server would hold that copy for ever. So the Blob goes in an object
+ * of ours that PGlite uses as is (the object form of `create`; the string form makes a copy), and is
+ * taken out again once PGlite has read it; its copies are then garbage for `collectOnce()`.
+ * @param {import('@electric-sql/pglite').PGliteOptions} options @param {Buffer} snapshot
+ */
+async function createFromSnapshot(options, snapshot) {
+  const o = { ...options, loadDataDir: new Blob([snapshot]) };
+  try {
+    return await PGlite.create(o);
+  } finally {
+    delete o.loadDataDir;
+  }
+}
+
+/**
+ * One full garbage collection, right after the database opened. An idle worker allocates nothing,
+ * so V8 would never collect the snapshot's copies made at the restore or the first statements'
+ * garbage, and the idle server would keep them in its RSS (docs/packaging.md "Sandbox memory").
+ * `--expose-gc` set at run time applies to contexts made afterwards, hence the new context (the way
+ * test runners such as Jest do it).
+ */
+async function collectOnce() {
+  const [{ setFlagsFromString }, { runInNewContext }] = await Promise.all([import('node:v8'), import('node:vm')]);
+  setFlagsFromString('--expose-gc');
+  runInNewContext('gc')();
+}
+
 /** @param {import('@electric-sql/pglite').PGliteOptions} options */
 async function createInMemory(options) {
   const file = snapshotFile();
   const snapshot = await readFile(file).catch(() => null);
   if (snapshot) {
     try {
-      return await PGlite.create('memory://', { ...options, loadDataDir: new Blob([snapshot]) });
+      return await createFromSnapshot({ ...options, dataDir: 'memory://' }, snapshot);
     } catch {
       await rm(file, { force: true });
     }
@@ -87,7 +116,7 @@ async function createOnDisk(dataDir, options, retried = false) {
   await mkdir(dataDir, { recursive: true }); // as PGlite's own file system would
   const before = new Set(await readdir(dataDir));
   try {
-    return await PGlite.create({ ...options(), loadDataDir: new Blob([snapshot]) });
+    return await createFromSnapshot(options(), snapshot);
   } catch {
     for (const entry of await readdir(dataDir)) if (!before.has(entry)) await rm(join(dataDir, entry), { recursive: true, force: true });
     await rm(file, { force: true });
@@ -159,7 +188,9 @@ function serialize(/** @type {unknown} */ e) {
 }
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-const { dataDir, setup, durable, wasm } = /** @type {{ dataDir: string, setup: string, durable: boolean, wasm?: WebAssembly.Module }} */ (workerData);
+const { dataDir, setup, durable, wasm, settings = [] } = /** @type {{ dataDir: string, setup: string, durable: boolean, wasm?: WebAssembly.Module, settings?: string[] }} */ (workerData);
+/** PGlite's start parameters with our settings (`name=value`, e.g. shared_buffers) appended. */
+const startParams = (/** @type {string[]} */ base) => [...base, ...settings.flatMap((s) => ['-c', s])];
 try {
   // bigint columns hold minor units and positions; they fit in a JS number.
   const parsers = { [types.INT8]: (/** @type {string} */ v) => Number(v) };
@@ -169,13 +200,14 @@ try {
   // a throwaway in-memory database has nothing to flush.
   const flusher = durable && !dataDir.startsWith('memory://') ? new WalFlusher() : undefined;
   const db = dataDir.startsWith('memory://')
-    ? await createInMemory({ parsers, ...compiled })
+    ? await createInMemory({ startParams: startParams(PGlite.defaultStartParams), parsers, ...compiled })
     : await createOnDisk(dataDir, () =>
         flusher
-          ? { fs: new DurableNodeFS(dataDir, flusher), startParams: durableStartParams(PGlite.defaultStartParams), parsers, ...compiled }
-          : { dataDir, parsers, ...compiled },
+          ? { fs: new DurableNodeFS(dataDir, flusher), startParams: startParams(durableStartParams(PGlite.defaultStartParams)), parsers, ...compiled }
+          : { dataDir, startParams: startParams(PGlite.defaultStartParams), parsers, ...compiled },
       );
   await db.exec(setup);
+  await collectOnce();
   const run = preparedRunner(db);
   /** @param {number} id @param {unknown} error */
   const fail = (id, error) => port.postMessage({ id, error: serialize(error) });

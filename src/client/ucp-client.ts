@@ -243,7 +243,8 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
     async close() {
       const m = mcp;
       mcp = undefined;
-      if (m) await (await m).close();
+      // A transport that never loaded (no MCP SDK installed: the call already said so) has nothing to close.
+      if (m) await (await m.catch(() => undefined))?.close();
     },
   };
 }

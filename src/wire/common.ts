@@ -58,8 +58,11 @@ export interface Message {
 /** Compile-time proof that a written-out type and its schema's inferred type are the same. */
 export type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export type Assert<T extends true> = T;
-export type ContextMatchesSchema = Assert<SameType<Context, z.infer<typeof ContextSchema>>>;
-export type MessageMatchesSchema = Assert<SameType<Message, z.infer<typeof MessageSchema>>>;
+// Not exported, so not in the shipped declarations: under a consumer's exactOptionalPropertyTypes
+// zod's inferred optionals (`?: T | undefined`) differ from the written `?: T`, and a shipped check
+// would fail their compile (TS2344, issue 38). It is ours to hold, in this repository's compile.
+type ContextMatchesSchema = Assert<SameType<Context, z.infer<typeof ContextSchema>>>;
+type MessageMatchesSchema = Assert<SameType<Message, z.infer<typeof MessageSchema>>>;
 
 /** A unit descriptor (UCP 2026-08-25 common/types/unit.json): machine identity is (`unit`, `scale` or 0). */
 export interface UnitDescriptor {

@@ -1,0 +1,2 @@
+// See client.js: the declarations of ucp-storefront-client, re-exported.
+export * from 'ucp-storefront-client';
