@@ -34,7 +34,7 @@ import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
 import { benchMetricsOnSearch, benchMetricsOverhead, cpuSeconds } from './metrics.ts';
 import { benchSearchAtScale, DEMO_QUERIES, indexBenchShop, loadSearch } from './search.ts';
-import { BASELINE_SOURCE, freePort, load, printRows, startChild, stop, type Row } from './support.ts';
+import { BASELINE_SOURCE, freePort, load, postJson, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=limiter: the baseline and the transport limiter's cost only (a quick check). */
@@ -124,8 +124,65 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
 }
 
 const limiterCost = (dataDir: string) => onOffCost(dataDir, 'transport limiter', (mode) => ({ UCP_RATE_LIMITS: mode }));
-/** The request inspector's recording on a development server (docs/sandbox.md); production never records. */
-const inspectorCost = (dataDir: string) => onOffCost(dataDir, 'request inspector', (mode) => ({ UCP_INSPECTOR: mode }), undefined, { host: 'demo.localhost', queries: DEMO_QUERIES });
+/**
+ * The request inspector's recording on a development server (docs/sandbox.md); production never
+ * records. Alternated inside one server (`POST /dev/recording`, the inspector's pause): two servers
+ * of the same code differ by more than the inspector costs (their JIT, their search index, their
+ * database's warmth: pairs of servers spread 52-100 % on a quiet machine), slices of one do not.
+ * BENCH_ROUNDS servers (default 2), each BENCH_SLICES on/off pairs (default 6) of BENCH_SECONDS / 2
+ * per slice; the median pair's ratio is the figure.
+ */
+async function inspectorCost(dataDir: string): Promise<Row[]> {
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+  const slices = Math.max(1, Number(process.env.BENCH_SLICES ?? 6));
+  const slice = Math.max(1, seconds / 2);
+  const cases = [
+    { name: 'catalog search (demo.localhost), 10 connections', run: (url: string, label: string) => loadSearch(label, { url, durationSec: slice, host: 'demo.localhost', queries: DEMO_QUERIES }) },
+    { name: 'cart create (durable)', run: (url: string, label: string) => load(label, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: slice }) },
+  ];
+  const out: Row[] = [];
+  const totals = cases.map(() => ({ on: { rps: 0, cpu: 0, p99: 0 }, off: { rps: 0, cpu: 0, p99: 0 }, pairs: [] as number[] }));
+  for (let round = 0; round < rounds; round++) {
+    const port = await freePort();
+    const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_INSPECTOR: 'on' }, /listening/);
+    const url = `http://127.0.0.1:${port}`;
+    const record = async (on: boolean) => {
+      const status = await postJson(url, 'localhost', '/dev/recording', { recording: on });
+      if (status !== 200) throw new Error(`POST /dev/recording answered ${status}`);
+    };
+    try {
+      await loadSearch('warm-up', { url, durationSec: 2, host: 'demo.localhost', queries: DEMO_QUERIES });
+      for (const [i, c] of cases.entries()) {
+        for (let k = 0; k < slices; k++) {
+          const got: Partial<Record<'on' | 'off', number>> = {};
+          for (const mode of (k + round) % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+            await record(mode === 'on');
+            const before = cpuSeconds(server.pid!);
+            const r = await c.run(url, `${c.name}, inspector ${mode}`);
+            const t = totals[i][mode];
+            t.rps += r.rps;
+            t.cpu += (cpuSeconds(server.pid!) - before) / Math.max(1, r.rps * slice);
+            t.p99 = Math.max(t.p99, r.p99);
+            got[mode] = r.rps;
+          }
+          totals[i].pairs.push((got.on ?? 0) / (got.off ?? 1));
+        }
+      }
+    } finally {
+      await stop(server);
+    }
+  }
+  const n = rounds * slices;
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  for (const [i, c] of cases.entries()) {
+    const t = totals[i];
+    const pairs = [...t.pairs].sort((a, b) => a - b);
+    const median = pairs.length % 2 ? pairs[pairs.length >> 1] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2;
+    console.log(`  request inspector cost, ${c.name}: on ${Math.round(t.on.rps / n)} req/s vs off ${Math.round(t.off.rps / n)} req/s = ${pct(t.on.rps / t.off.rps)}; server CPU ${Math.round((t.on.cpu / n) * 1e6)} µs vs ${Math.round((t.off.cpu / n) * 1e6)} µs per request = ${pct(t.on.cpu / t.off.cpu)}; ${n} pairs in ${rounds} servers, median ${pct(median)} (${pairs.map(pct).join(', ')})`);
+    out.push({ name: `${c.name}, request inspector on`, rps: Math.round(t.on.rps / n), p99: t.on.p99 }, { name: `${c.name}, request inspector off`, rps: Math.round(t.off.rps / n), p99: t.off.p99 });
+  }
+  return out;
+}
 /**
  * BENCH_ONLY=versions: what a change costs, this checkout's server ("on") against the one in
  * BENCH_BASE ("off"; e.g. a worktree of the commit before the change), alternating on one database.

@@ -258,6 +258,31 @@ describe('the routes', () => {
     }
   });
 
+  it('POST /dev/recording pauses and resumes recording (what was kept stays); only JSON, never from a web page', async () => {
+    const newest = () => exchangesOf('shop_other', { limit: 1 })[0]?.id;
+    expect((await s.req('other.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' })).status).toBe(200);
+    const kept = newest();
+    try {
+      const paused = await s.req('localhost', 'POST', '/dev/recording', { recording: false }, JSON_TYPE);
+      expect(paused.status).toBe(200);
+      expect(paused.body).toEqual({ recording: false });
+      expect((await s.req('other.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' })).status).toBe(200);
+      expect(newest()).toBe(kept);
+      expect((await s.req('localhost', 'GET', '/dev/shops/shop_other/requests')).body).toMatchObject({ recording: false, exchanges: [{ id: kept }] });
+      // Bad input: named field, nothing changed; a web page cannot switch it (the dev routes' guard).
+      const bad = await s.req('localhost', 'POST', '/dev/recording', { recording: 'yes' }, JSON_TYPE);
+      expect(bad.status).toBe(400);
+      expect(bad.body.messages?.[0]?.path ?? bad.body.path).toMatch(/recording/);
+      expect((await s.req('localhost', 'POST', '/dev/recording', { recording: true }, { ...JSON_TYPE, origin: 'http://evil.example' })).status).toBe(403);
+      expect((await s.req('localhost', 'POST', '/dev/recording', 'recording=true', { 'content-type': 'text/plain' })).status).toBe(415);
+      expect(newest()).toBe(kept);
+    } finally {
+      expect((await s.req('localhost', 'POST', '/dev/recording', { recording: true }, JSON_TYPE)).body).toEqual({ recording: true });
+    }
+    expect((await s.req('other.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' })).status).toBe(200);
+    expect(newest()).toBeGreaterThan(kept!);
+  });
+
   it('production: the routes are absent and nothing is recorded', async () => {
     const prod = await startTestServer({ mode: 'production', seedDemo: true });
     try {

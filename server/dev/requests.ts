@@ -11,7 +11,10 @@ import type { Shop } from '../formats/types.ts';
 import { findShopByIdOrDomain } from '../core/shops/shops.ts';
 import { NoSuchShop } from '../seed/reset.ts';
 import { InvalidRequest } from '../core/shared/errors.ts';
-import { BODY_MAX_CHARS, exchangesOf, MAX_SHOPS, RING_SIZE } from '../http/inspector/store.ts';
+import * as z from 'zod/mini';
+import { BODY_MAX_CHARS, exchangesOf, MAX_SHOPS, recordingPaused, RING_SIZE, setRecordingPaused } from '../http/inspector/store.ts';
+import { readJson } from '../http/body.ts';
+import { validate } from '../core/shared/validate.ts';
 
 /** A shop by its id or its domain; NoSuchShop (404) naming both forms otherwise. */
 export async function shopByRef(db: DB, ref: string): Promise<Shop> {
@@ -38,11 +41,26 @@ export async function listRequests(c: Context<AppEnv>): Promise<Response> {
   c.header('Cache-Control', 'no-store');
   return c.json({
     shop: { id: shop.id, domain: shop.domain },
-    // UCP_INSPECTOR=off: nothing is recorded (the list stays empty); say so rather than look idle.
-    recording: c.get('config').inspector !== false,
+    // UCP_INSPECTOR=off or paused: nothing is recorded (the list stays empty); say so rather than look idle.
+    recording: isRecording(c),
     exchanges,
     // What a follower sends next: the newest id seen (unchanged when nothing is new).
     since: exchanges[0]?.id ?? since ?? 0,
     kept: { exchanges_per_shop: RING_SIZE, body_chars: BODY_MAX_CHARS, shops: MAX_SHOPS },
   });
+}
+
+const isRecording = (c: Context<AppEnv>) => c.get('config').inspector !== false && !recordingPaused();
+
+const RecordingRequest = z.strictObject({ recording: z.boolean() });
+
+/**
+ * `POST /dev/recording {"recording": false | true}`: pauses or resumes the inspector's recording in
+ * this process (a load test that should not fill it, or measure it: bench/run.ts alternates it on
+ * one server). Answers `{recording}`; with UCP_INSPECTOR=off it stays false.
+ */
+export async function setRecording(c: Context<AppEnv>): Promise<Response> {
+  const body = validate(RecordingRequest, await readJson(c), { code: 'invalid_request' });
+  setRecordingPaused(!body.recording);
+  return c.json({ recording: isRecording(c) });
 }

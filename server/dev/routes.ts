@@ -20,7 +20,7 @@ import { resetShop } from '../seed/reset.ts';
 import { cloneRoute, sweepSoon } from './clone.ts';
 import { CLONE_IDLE_MS } from '../seed/clone.ts';
 import { forgetKeys } from '../http/inspector/store.ts';
-import { listRequests, shopByRef } from './requests.ts';
+import { listRequests, setRecording, shopByRef } from './requests.ts';
 import { inspectorPage, inspectorScript } from './inspector-page.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -61,6 +61,7 @@ export function devRoutes() {
 
   // The request inspector (docs/sandbox.md): JSON, the page, its script.
   app.get('/shops/:shop/requests', listRequests);
+  app.post('/recording', setRecording);
   // `/dev` and `/dev/` (the README's address): a mounted app's '/' is only the former.
   app.get('/', inspectorPage);
   app.get('/:slash{/?}', inspectorPage);

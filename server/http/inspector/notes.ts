@@ -72,10 +72,7 @@ const AGENT_TRANSPORTS = new Set<InspectorTransport>(['rest', 'mcp']);
 
 function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
   if (!call.write) return [];
-  if (!call.idempotencyKey) {
-    const how = s.transport === 'mcp' ? 'arguments.meta["idempotency-key"]' : 'the Idempotency-Key header';
-    return [{ code: 'idempotency_key_missing', message: `${call.operation} is a write sent without an idempotency key: if the answer is lost, a retry applies it twice. Send a fresh UUID in ${how}, and the same one only to retry this request.` }];
-  }
+  if (!call.idempotencyKey) return [keyMissing(call.operation, s.transport === 'mcp')];
   if (!call.keyHash) return [];
   const fingerprint = call.fingerprint();
   if (fingerprint === '') return []; // not read: nothing to compare
@@ -106,19 +103,48 @@ function retryNote(log: ShopLog, s: Seen, call: Call): Note[] {
   return [{ code: 'retry_too_soon', message: `${call.operation} retried ${seconds(s.at - wait.at)} after a ${wait.status} that said Retry-After: ${wait.seconds}. Wait at least the Retry-After (the typed client does), then retry with the same idempotency key.` }];
 }
 
+/**
+ * The notes every exchange of a kind gets, made once: the request path allocates nothing for them
+ * (notes are never changed after they are made; the inspector copies them when it shows them).
+ */
+const AGENT_MISSING: Record<'rest' | 'mcp', Note> = {
+  rest: { code: 'ucp_agent_missing', message: missingAgent('a UCP-Agent: profile="<URL>" header') },
+  mcp: { code: 'ucp_agent_missing', message: missingAgent('arguments.meta["ucp-agent"].profile on every tools/call') },
+};
+
+function missingAgent(how: string): string {
+  return `No agent profile named: send ${how} (on a development server the demo agent's profile works; docs/access.md "Zero setup"). Without it the shop cannot tell agents apart or negotiate capabilities.`;
+}
+
+const keyMissingNotes = new Map<string, Note>();
+/** The note for a write sent without a key, one per operation and transport (a bounded set: operation names are 60 characters at most, and at most 64 kept). */
+function keyMissing(operation: string, mcp: boolean): Note {
+  const id = `${mcp ? 'mcp' : 'rest'} ${operation}`;
+  let note = keyMissingNotes.get(id);
+  if (!note) {
+    const how = mcp ? 'arguments.meta["idempotency-key"]' : 'the Idempotency-Key header';
+    note = { code: 'idempotency_key_missing', message: `${operation} is a write sent without an idempotency key: if the answer is lost, a retry applies it twice. Send a fresh UUID in ${how}, and the same one only to retry this request.` };
+    if (keyMissingNotes.size < 64) keyMissingNotes.set(id, note);
+  }
+  return note;
+}
+
 /** The notes of one exchange, and the sequence state updated with it. */
 export function hygieneNotes(log: ShopLog, s: Seen): Note[] {
   const notes: Note[] = [];
-  for (const call of s.calls) notes.push(...retryNote(log, s, call), ...keyNotes(log, s, call));
+  for (const call of s.calls) {
+    // Most exchanges are reads with no wait pending: no key to build, nothing to look up.
+    if (log.waits.size) notes.push(...retryNote(log, s, call));
+    if (call.write) notes.push(...keyNotes(log, s, call));
+  }
   if (AGENT_TRANSPORTS.has(s.transport) && s.calls.some((c) => !c.agentNamed)) {
-    const how = s.transport === 'mcp' ? 'arguments.meta["ucp-agent"].profile on every tools/call' : 'a UCP-Agent: profile="<URL>" header';
-    notes.push({ code: 'ucp_agent_missing', message: `No agent profile named: send ${how} (on a development server the demo agent's profile works; docs/access.md "Zero setup"). Without it the shop cannot tell agents apart or negotiate capabilities.` });
+    notes.push(s.transport === 'mcp' ? AGENT_MISSING.mcp : AGENT_MISSING.rest);
   } else if (s.profileRefusal) {
     notes.push({ code: 'ucp_agent_unsupported', message: `The agent profile was refused (${s.profileRefusal.code}): ${s.profileRefusal.content.slice(0, 300)}` });
   }
   if ((s.status === 429 || s.status === 503) && s.retryAfterS !== undefined) {
     for (const call of s.calls) log.rememberWait(`${s.who}\n${call.operation}`, { until: s.endedAt + s.retryAfterS * 1000, seconds: s.retryAfterS, status: s.status, at: s.endedAt, key: call.keyHash ?? null, fingerprint: call.fingerprint() });
-  } else if (s.status < 400) {
+  } else if (s.status < 400 && log.waits.size) {
     // An answer got through: the wait it was under is over, whatever its Retry-After said.
     for (const call of s.calls) log.waits.delete(`${s.who}\n${call.operation}`);
   }

@@ -13,7 +13,7 @@ import type { AppEnv } from '../env.ts';
 import type { Shop } from '../../formats/types.ts';
 import { log } from '../../lib/log.ts';
 import { parseJson } from './redact.ts';
-import { FIELD_CHARS, keepBody, logFor, nextExchangeId, own, type InspectorTransport, type Note, type Recorded } from './store.ts';
+import { FIELD_CHARS, keepBody, logFor, nextExchangeId, own, recordingPaused, type InspectorTransport, type Note, type Recorded } from './store.ts';
 import { canonical, digest, hygieneNotes, lazy, type Call } from './notes.ts';
 import { incomingOf } from '../metrics.ts';
 import { WRITE_OPERATIONS } from '../../core/access/access-policy.ts';
@@ -232,7 +232,6 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     status: res.status,
     durationMs: ms,
     agent: profile,
-    version: answeredVersions(answerText),
     idempotencyKey: calls.find((x) => x.idempotencyKey)?.idempotencyKey ?? null,
     requestHeaders: rawHeaders(c),
     responseHeaders,
@@ -247,23 +246,11 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
   notes.push(...(await productIdsAsVariants(c, shop, messages, roots)));
 }
 
-/**
- * The UCP version(s) an answer was given in: each `"ucp":{"version":"…"` of the body (REST: the one at
- * its start; MCP: one per structuredContent of a batch; the text copy in content[] is escaped, so it
- * does not match). Only date-shaped values, so the field stays what the server wrote.
- */
-const UCP_VERSION_RE = /"ucp":\{"version":"(\d{4}-\d{2}-\d{2})"/g;
-export function answeredVersions(text: string): string | null {
-  const found = new Set<string>();
-  for (const m of text.matchAll(UCP_VERSION_RE)) found.add(m[1]);
-  return found.size ? [...found].join(', ') : null;
-}
-
 /** The recording middleware; `transport` by mount point. */
 export function inspectExchanges(transport: 'rest' | 'mcp'): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const config = c.get('config');
-    if (config.mode !== 'development' || config.inspector === false || c.req.method === 'OPTIONS') return next();
+    if (config.mode !== 'development' || config.inspector === false || recordingPaused() || c.req.method === 'OPTIONS') return next();
     const shop = c.get('shop');
     if (!shop) return next();
     const at = Date.now();

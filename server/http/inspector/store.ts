@@ -47,8 +47,6 @@ export interface Recorded {
   status: number;
   durationMs: number;
   agent: string | null;
-  /** The UCP version(s) the answer was in (exchange.ts); absent or null: none. */
-  version?: string | null;
   idempotencyKey: string | null;
   /** Node's raw header list of the request ([name, value, …]), by reference. */
   requestHeaders: readonly string[];
@@ -101,12 +99,27 @@ function show(r: Recorded): Exchange {
     status: r.status,
     duration_ms: Math.round(r.durationMs * 10) / 10,
     agent: r.agent === null ? null : redactText(r.agent).slice(0, 300),
-    version: r.version ?? null,
+    version: r.responseBody === null ? null : answeredVersions(r.responseBody),
     idempotency_key: r.idempotencyKey === null ? null : redactText(r.idempotencyKey).slice(0, 200),
     request: { headers: redactHeaders(headerPairs(r.requestHeaders)), body: req.body, truncated: req.truncated },
     response: { headers: redactHeaders(Symbol.iterator in r.responseHeaders ? (r.responseHeaders as Iterable<[string, string]>) : Object.entries(r.responseHeaders)), body: res.body || null, truncated: res.truncated },
     notes: [],
   };
+}
+
+/**
+ * The UCP version(s) an answer was given in: each `"ucp":{"version":"…"` of the body (REST: the one at
+ * its start; MCP: one per structuredContent of a batch; the text copy in content[] is escaped, so it
+ * does not match). Only date-shaped values, so the field stays what the server wrote. Read when the
+ * exchange is shown, from the kept body, never on the request path: a scan of every answer there
+ * (a search answer is a rope of cached fragments: flattened, then searched) cost more than the rest
+ * of the recording. An MCP batch beyond KEEP_CHARS names the versions in its kept part.
+ */
+const UCP_VERSION_RE = /"ucp":\{"version":"(\d{4}-\d{2}-\d{2})"/g;
+export function answeredVersions(text: string): string | null {
+  const found = new Set<string>();
+  for (const m of text.matchAll(UCP_VERSION_RE)) found.add(m[1]);
+  return found.size ? [...found].join(', ') : null;
 }
 
 /** An idempotency key as first seen: a hash of what it was sent with. */
@@ -234,6 +247,17 @@ let newestShop: string | undefined;
 let lastId = 0;
 
 export const nextExchangeId = () => ++lastId;
+
+let paused = false;
+/**
+ * Recording paused (`POST /dev/recording {"recording": false}`, like a browser's network panel's
+ * record button): the middleware then does one comparison more and keeps nothing; what was kept
+ * stays. This process only (under `start:cluster` each worker has its own inspector).
+ */
+export const recordingPaused = () => paused;
+export function setRecordingPaused(value: boolean): void {
+  paused = value;
+}
 
 /** The bytes the inspector holds now, by its own accounting. */
 export const inspectorBytes = () => totalBytes;
