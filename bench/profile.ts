@@ -64,6 +64,8 @@ const CASES: Record<string, { path: string; body: (profile: string) => string; h
   'rest-search': { path: '/api/ucp/catalog/search', body: () => JSON.stringify({ query: 'tee' }) },
   // The same search as mcp-search, the caller named as MCP names it (UCP-Agent instead of meta).
   'rest-search-agent': { path: '/api/ucp/catalog/search', body: () => JSON.stringify({ query: 'tee' }), headers: (profile) => ({ 'ucp-agent': `profile="${profile}"` }) },
+  // The same, the demo agent speaking UCP 2026-08-25 (its profile at the version's leaf path).
+  'rest-search-agent-0825': { path: '/api/ucp/catalog/search', body: () => JSON.stringify({ query: 'tee' }), headers: (profile) => ({ 'ucp-agent': `profile="${profile}/2026-08-25"` }) },
   'mcp-search': {
     path: '/mcp',
     headers: () => ({ accept: 'application/json' }),

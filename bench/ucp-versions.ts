@@ -2,7 +2,7 @@
  * What answering in UCP 2026-08-25 costs beside 2026-04-08 (issue 37, docs/benchmarks.md): the same
  * server, the same database, REST search and cart create from an agent whose platform profile is
  * 2026-08-25 and from one whose profile is 2026-04-08, alternating (04-08 first, then 08-25 first,
- * so neither always runs warmer). The 2026-08-25 answers go through the edge mapping
+ * so neither always runs warmer; in slices, every search pair before the first cart). The 2026-08-25 answers go through the edge mapping
  * (server/ucp/versions.ts: the `ucp` block at its version, `policies[]`), the 2026-04-08 ones through
  * its check for fields to leave out. Target: 2026-08-25 at ≥ 95 % of 2026-04-08.
  *
@@ -44,20 +44,31 @@ export async function benchUcpVersions(dataDir: string, seconds: number): Promis
     { name: 'REST catalog search', path: '/api/ucp/catalog/search', bodies: searchBodies },
     { name: 'REST cart create', path: '/api/ucp/carts', bodies: CART_BODIES },
   ];
-  const sums: Record<string, Record<Version, { rps: number; p99: number; cpu: number }>> = {};
+  const sums: Record<string, Record<Version, { rps: number; p99: number; cpu: number }> & { pairs: number[] }> = {};
+  // BENCH_SLICES pairs per case (default 6) of seconds / 2 each, the versions alternating inside a
+  // case: every search pair runs before the first cart is made (carts change stock, and with it
+  // what search answers hold), and neither version always runs second.
+  const slices = Math.max(1, Number(process.env.BENCH_SLICES ?? 6));
+  const slice = Math.max(1, seconds / 2);
   try {
-    for (let round = 0; round < 2; round++) {
-      const order: Version[] = round % 2 ? ['2026-08-25', '2026-04-08'] : ['2026-04-08', '2026-08-25'];
-      for (const v of order) {
-        for (const c of cases) {
+    for (const v of ['2026-04-08', '2026-08-25'] as const) {
+      await load(`warm-up, ${v} agent`, { url, host: 'demo.localhost', method: 'POST', path: cases[0].path, bodies: cases[0].bodies, headers: { 'ucp-agent': `profile="${profiles[v]}"` }, durationSec: 2 });
+    }
+    for (const c of cases) {
+      for (let k = 0; k < slices; k++) {
+        const order: Version[] = k % 2 ? ['2026-08-25', '2026-04-08'] : ['2026-04-08', '2026-08-25'];
+        const got: Partial<Record<Version, number>> = {};
+        for (const v of order) {
           const before = cpuSeconds(server.pid!);
-          const r = await load(`${c.name}, ${v} agent`, { url, host: 'demo.localhost', method: 'POST', path: c.path, bodies: c.bodies, headers: { 'ucp-agent': `profile="${profiles[v]}"` }, durationSec: seconds });
-          const cpu = (cpuSeconds(server.pid!) - before) / Math.max(1, r.rps * seconds);
-          const sum = ((sums[c.name] ??= { '2026-04-08': { rps: 0, p99: 0, cpu: 0 }, '2026-08-25': { rps: 0, p99: 0, cpu: 0 } })[v]);
-          sum.rps += r.rps / 2;
-          sum.cpu += cpu / 2;
+          const r = await load(`${c.name}, ${v} agent`, { url, host: 'demo.localhost', method: 'POST', path: c.path, bodies: c.bodies, headers: { 'ucp-agent': `profile="${profiles[v]}"` }, durationSec: slice });
+          const cpu = (cpuSeconds(server.pid!) - before) / Math.max(1, r.rps * slice);
+          const sum = (sums[c.name] ??= { '2026-04-08': { rps: 0, p99: 0, cpu: 0 }, '2026-08-25': { rps: 0, p99: 0, cpu: 0 }, pairs: [] })[v];
+          sum.rps += r.rps / slices;
+          sum.cpu += cpu / slices;
           sum.p99 = Math.max(sum.p99, r.p99);
+          got[v] = r.rps;
         }
+        sums[c.name].pairs.push((got['2026-08-25'] ?? 0) / (got['2026-04-08'] ?? 1));
       }
     }
   } finally {
@@ -68,7 +79,10 @@ export async function benchUcpVersions(dataDir: string, seconds: number): Promis
     const latest = s['2026-08-25'];
     const seed = s['2026-04-08'];
     const us = (x: number) => Math.round(x * 1e6);
-    console.log(`  ${name}: 2026-08-25 agent ${Math.round(latest.rps)} req/s vs 2026-04-08 agent ${Math.round(seed.rps)} req/s = ${((latest.rps / seed.rps) * 100).toFixed(1)}% (target ≥ 95%); server CPU ${us(latest.cpu)} µs vs ${us(seed.cpu)} µs per request`);
+    const pairs = [...s.pairs].sort((a, b) => a - b);
+    const median = pairs.length % 2 ? pairs[pairs.length >> 1] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2;
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    console.log(`  ${name}: 2026-08-25 agent ${Math.round(latest.rps)} req/s vs 2026-04-08 agent ${Math.round(seed.rps)} req/s = ${pct(latest.rps / seed.rps)} (target ≥ 95%); server CPU ${us(latest.cpu)} µs vs ${us(seed.cpu)} µs per request; ${pairs.length} pairs, median ${pct(median)} (${pairs.map(pct).join(', ')})`);
     return [
       { name: `${name}, 2026-08-25 agent`, rps: Math.round(latest.rps), p99: latest.p99 },
       { name: `${name}, 2026-04-08 agent`, rps: Math.round(seed.rps), p99: seed.p99 },
