@@ -155,6 +155,8 @@ describe('requests while the database is gone', () => {
 
 describe('an outage told in the log (issue 39 point 17)', () => {
   it('503s counted, then at recovery their last count at once (not a window later) and one line saying it is over', () => {
+    // The outage state is the process's: close one an earlier case left open (its stopped database's 503s).
+    databaseRecovered('an earlier case');
     vi.useFakeTimers({ now: Date.parse('2026-11-27T05:00:00.000Z') });
     const lines = capture(true, 60_000);
     databaseRecovered('a new connection'); // no outage open: nothing to say

@@ -25,6 +25,25 @@ export interface Message {
 	content_type?: "plain" | "markdown";
 	[k: string]: unknown;
 }
+/** A unit descriptor (UCP 2026-08-25 common/types/unit.json): machine identity is (`unit`, `scale` or 0). */
+export interface UnitDescriptor {
+	unit: string;
+	display_text: string;
+	scale?: number;
+}
+/** How an item is sold (2026-08-25 `quantity_unit`); absent on a response = by the piece (`C62`). */
+export interface QuantityUnit extends UnitDescriptor {
+	increment?: number;
+}
+/** 2026-08-25 common/types/policy.json (returns, shipping, …). */
+export interface Policy {
+	type: string;
+	description: {
+		plain: string;
+	};
+	url?: string;
+	applies_to?: string[];
+}
 /** The `ucp` block every response carries. */
 export interface UcpMeta {
 	version: string;
@@ -48,11 +67,13 @@ export interface Total {
 }
 export interface LineItem {
 	id: string;
+	/** `quantity_unit`: 2026-08-25 only (server/ucp/versions.ts), when the item is not sold by the piece. */
 	item: {
 		id: string;
 		title: string;
 		price: number;
 		image_url?: string;
+		quantity_unit?: QuantityUnit;
 	};
 	quantity: number;
 	/**
@@ -92,6 +113,8 @@ export interface Cart {
 	messages?: Message[];
 	continue_url: string;
 	expires_at: string;
+	/** 2026-08-25 only: the shop's policies. */
+	policies?: Policy[];
 }
 /** types/error_response.json as EP carries it (the zod schema is `EpErrorResponse` in ./embedded.ts). */
 export interface EpErrorResponse {
