@@ -373,10 +373,11 @@ describe('a production install of the packed server', () => {
 });
 
 describe('an idle sandbox from the installed package', () => {
-  // Measured 342-369 MB on this 2-core machine (docs/packaging.md "Sandbox memory"; PGlite alone
-  // holds about 230 MB of it), 576 MB before the embedded database's development settings and the
-  // collection after opening. The bound leaves room for noise and fails the old weight.
-  const BOUND_MB = 420;
+  // Measured 342-375 MB on this 2-core machine on Node 20 and 24, 421 MB once on Node 22 (the full
+  // suite's Node 22 pass; docs/packaging.md "Sandbox memory"; PGlite alone holds about 230 MB of it),
+  // 576-619 MB before the embedded database's development settings and the collection after opening.
+  // The bound leaves room for Node versions and noise, and still fails the old weight.
+  const BOUND_MB = 480;
 
   it(`holds at most ${BOUND_MB} MB RSS 5 s after startSandbox() is ready`, async () => {
     const script = `import { startSandbox } from 'ucp-storefront/testing';
