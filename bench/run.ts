@@ -34,7 +34,7 @@ import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
 import { benchMetricsOnSearch, benchMetricsOverhead, cpuSeconds } from './metrics.ts';
 import { benchSearchAtScale, DEMO_QUERIES, indexBenchShop, loadSearch } from './search.ts';
-import { BASELINE_SOURCE, freePort, load, postJson, printRows, startChild, stop, type Row } from './support.ts';
+import { BASELINE_SOURCE, freePort, load, median, pct, postJson, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=limiter: the baseline and the transport limiter's cost only (a quick check). */
@@ -112,10 +112,7 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
   }
   return Object.entries(sums).flatMap(([name, v]) => {
     const us = (s: number) => Math.round((s / rounds) * 1e6);
-    const pairs = [...v.pairs].sort((a, b) => a - b);
-    const median = pairs.length % 2 ? pairs[pairs.length >> 1] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2;
-    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-    console.log(`  ${what} cost, ${name}: on ${Math.round(v.on / rounds)} req/s vs off ${Math.round(v.off / rounds)} req/s = ${pct(v.on / v.off)}; server CPU ${us(v.cpuOn)} µs vs ${us(v.cpuOff)} µs per request = ${pct(v.cpuOn / v.cpuOff)}; ${rounds} pairs, median ${pct(median)} (${v.pairs.map(pct).join(', ')})`);
+    console.log(`  ${what} cost, ${name}: on ${Math.round(v.on / rounds)} req/s vs off ${Math.round(v.off / rounds)} req/s = ${pct(v.on / v.off)}; server CPU ${us(v.cpuOn)} µs vs ${us(v.cpuOff)} µs per request = ${pct(v.cpuOn / v.cpuOff)}; ${rounds} pairs, median ${pct(median(v.pairs))} (${v.pairs.map(pct).join(', ')})`);
     return [
       { name: `${name}, ${what} on`, rps: Math.round(v.on / rounds), p99: v.p99on },
       { name: `${name}, ${what} off`, rps: Math.round(v.off / rounds), p99: v.p99off },
@@ -173,12 +170,10 @@ async function inspectorCost(dataDir: string): Promise<Row[]> {
     }
   }
   const n = rounds * slices;
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   for (const [i, c] of cases.entries()) {
     const t = totals[i];
     const pairs = [...t.pairs].sort((a, b) => a - b);
-    const median = pairs.length % 2 ? pairs[pairs.length >> 1] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2;
-    console.log(`  request inspector cost, ${c.name}: on ${Math.round(t.on.rps / n)} req/s vs off ${Math.round(t.off.rps / n)} req/s = ${pct(t.on.rps / t.off.rps)}; server CPU ${Math.round((t.on.cpu / n) * 1e6)} µs vs ${Math.round((t.off.cpu / n) * 1e6)} µs per request = ${pct(t.on.cpu / t.off.cpu)}; ${n} pairs in ${rounds} servers, median ${pct(median)} (${pairs.map(pct).join(', ')})`);
+    console.log(`  request inspector cost, ${c.name}: on ${Math.round(t.on.rps / n)} req/s vs off ${Math.round(t.off.rps / n)} req/s = ${pct(t.on.rps / t.off.rps)}; server CPU ${Math.round((t.on.cpu / n) * 1e6)} µs vs ${Math.round((t.off.cpu / n) * 1e6)} µs per request = ${pct(t.on.cpu / t.off.cpu)}; ${n} pairs in ${rounds} servers, median ${pct(median(pairs))} (${pairs.map(pct).join(', ')})`);
     out.push({ name: `${c.name}, request inspector on`, rps: Math.round(t.on.rps / n), p99: t.on.p99 }, { name: `${c.name}, request inspector off`, rps: Math.round(t.off.rps / n), p99: t.off.p99 });
   }
   return out;

@@ -145,3 +145,13 @@ export const cpuSeconds = (pid: number | undefined) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
+
+/** The middle of `xs` (the mean of the two middle ones for an even count): the figure of a run of on/off pairs. */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** A ratio as a percentage with one decimal. */
+export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

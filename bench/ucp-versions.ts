@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { platformProfile, platformProfile20260825 } from '../test/support/platform.ts';
 import { cpuSeconds } from './metrics.ts';
 import { DEMO_QUERIES } from './search.ts';
-import { freePort, load, startChild, stop, type Row } from './support.ts';
+import { freePort, load, median, pct, startChild, stop, type Row } from './support.ts';
 
 const CART_BODIES = [
   JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] }),
@@ -80,9 +80,7 @@ export async function benchUcpVersions(dataDir: string, seconds: number): Promis
     const seed = s['2026-04-08'];
     const us = (x: number) => Math.round(x * 1e6);
     const pairs = [...s.pairs].sort((a, b) => a - b);
-    const median = pairs.length % 2 ? pairs[pairs.length >> 1] : (pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2;
-    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-    console.log(`  ${name}: 2026-08-25 agent ${Math.round(latest.rps)} req/s vs 2026-04-08 agent ${Math.round(seed.rps)} req/s = ${pct(latest.rps / seed.rps)} (target ≥ 95%); server CPU ${us(latest.cpu)} µs vs ${us(seed.cpu)} µs per request; ${pairs.length} pairs, median ${pct(median)} (${pairs.map(pct).join(', ')})`);
+    console.log(`  ${name}: 2026-08-25 agent ${Math.round(latest.rps)} req/s vs 2026-04-08 agent ${Math.round(seed.rps)} req/s = ${pct(latest.rps / seed.rps)} (target ≥ 95%); server CPU ${us(latest.cpu)} µs vs ${us(seed.cpu)} µs per request; ${pairs.length} pairs, median ${pct(median(pairs))} (${pairs.map(pct).join(', ')})`);
     return [
       { name: `${name}, 2026-08-25 agent`, rps: Math.round(latest.rps), p99: latest.p99 },
       { name: `${name}, 2026-04-08 agent`, rps: Math.round(seed.rps), p99: seed.p99 },
