@@ -90,7 +90,8 @@ describe('order webhooks', () => {
     expect(d.method).toBe('POST');
     expect(d.path).toBe('/hooks/orders');
     expect(d.headers['content-type']).toBe('application/json');
-    expect(d.headers['ucp-agent']).toBe('profile="http://demo.localhost/.well-known/ucp"');
+    // The 2026-04-08 leaf, whose `signing_keys` a receiver reads (docs/webhooks.md), not the 2026-08-25 profile.
+    expect(d.headers['ucp-agent']).toBe('profile="http://demo.localhost/.well-known/ucp/2026-04-08"');
     expect(d.headers['webhook-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(Math.abs(Number(d.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(300);
     expect(d.headers['signature-input']).toBe(

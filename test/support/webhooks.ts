@@ -75,8 +75,9 @@ export async function profileKeys(s: TestServer, ucpAgent: string): Promise<any[
   // Node does not resolve *.localhost: send the request to the test server with that Host.
   const r = await s.req(url.hostname, 'GET', url.pathname);
   if (r.status !== 200) throw new Error(`profile fetch ${r.status}`);
-  // A 2026-08-25 profile (the current /.well-known/ucp, issue 37) names them `keys`; a 2026-04-08 one `signing_keys`.
-  return (r.body.ucp?.version >= '2026-08-25' ? r.body.keys : r.body.signing_keys) ?? [];
+  // As docs/webhooks.md tells a receiver: the named profile's top-level `signing_keys` (a 2026-04-08
+  // profile, the deliveries' version; the 2026-08-25 one at /.well-known/ucp names them `keys`).
+  return r.body.signing_keys ?? [];
 }
 
 /** Verifies one received delivery against the shop's published keys. */

@@ -19,6 +19,11 @@ import { contentDigest, sign } from '../access/http-signatures.ts';
 import { ensureShopKey } from '../access/signing-keys.ts';
 import { findShopById } from '../shops/shops.ts';
 import { shopPublicOrigin, type WebhookEvent } from './webhook-endpoints.ts';
+import { shopProfilePath } from '../shops/ucp-profile.ts';
+import { UCP_VERSION } from '../../../src/wire/common.ts';
+
+/** Deliveries are made at the seed's version: UCP-Agent names that profile, whose `signing_keys` verify them. */
+const WEBHOOK_PROFILE_PATH = shopProfilePath(UCP_VERSION);
 
 /** Components every webhook signature covers, in this order. */
 export const WEBHOOK_COMPONENTS = ['@method', '@authority', '@path', 'content-digest', 'content-type', 'webhook-id', 'webhook-timestamp', 'ucp-agent'];
@@ -275,7 +280,8 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',
         'Content-Digest': contentDigest(body),
-        'UCP-Agent': `profile="${shopPublicOrigin(shop, o.mode)}/.well-known/ucp"`,
+        // The profile of the payload's version (the seed's 2026-04-08), not the latest at /.well-known/ucp.
+        'UCP-Agent': `profile="${shopPublicOrigin(shop, o.mode)}${WEBHOOK_PROFILE_PATH}"`,
         'Webhook-Id': d.id,
         'Webhook-Timestamp': String(Math.floor(Date.now() / 1000)),
       };

@@ -44,6 +44,8 @@ export const CAPABILITIES: Record<string, CapabilityEntry[]> = {
  * latest and those.
  */
 export const leafProfilePath = (v: UcpVersion) => `/.well-known/ucp/${v}`;
+/** Where the shop publishes its profile at version `v`: the latest at `/.well-known/ucp`, an older one at its leaf. */
+export const shopProfilePath = (v: UcpVersion) => (v === UCP_LATEST ? '/.well-known/ucp' : leafProfilePath(v));
 export const OLDER_VERSIONS: Readonly<Record<string, string>> = Object.fromEntries(UCP_VERSIONS.filter((v) => v !== UCP_LATEST).map((v) => [v, leafProfilePath(v)]));
 
 /** A published entry (capability, binding) at another version: its `version`, and its ucp.dev URLs under that release. */
