@@ -9,6 +9,7 @@
  *   PROFILE_KEEP=1 npx tsx bench/profile.ts cart-create     # keep the .cpuprofile files
  *   PROFILE_LIMITS=on npx tsx bench/profile.ts rest-search  # with the transport limiter on (off by default)
  *   PROFILE_INLINE=off npx tsx bench/profile.ts rest-search # V8 inlining off: a small function's time is its own, not its caller's
+ *   PROFILE_INSPECTOR=off npx tsx bench/profile.ts rest-search # the request inspector off (UCP_INSPECTOR), to compare
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,7 +89,7 @@ async function main() {
     execFileSync(process.execPath, ['--import', 'tsx', 'bench/prepare.ts', join(dir, 'data'), '200'], { stdio: 'inherit' });
     const port = await freePort();
     const profiles = join(dir, 'cpu');
-    const server = await startChild(process.execPath, [...(process.env.PROFILE_INLINE === 'off' ? ['--no-turbo-inlining'] : []), '--cpu-prof', `--cpu-prof-dir=${profiles}`, '--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: join(dir, 'data'), HOST: '127.0.0.1', UCP_RATE_LIMITS: process.env.PROFILE_LIMITS ?? 'off' }, /listening/);
+    const server = await startChild(process.execPath, [...(process.env.PROFILE_INLINE === 'off' ? ['--no-turbo-inlining'] : []), '--cpu-prof', `--cpu-prof-dir=${profiles}`, '--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: join(dir, 'data'), HOST: '127.0.0.1', UCP_RATE_LIMITS: process.env.PROFILE_LIMITS ?? 'off', UCP_INSPECTOR: process.env.PROFILE_INSPECTOR ?? 'on' }, /listening/);
     const profile = `http://agent.localhost:${port}/.well-known/ucp`;
     const body = c.body(profile);
     const opts = { url: `http://127.0.0.1:${port}${c.path}`, connections: 10, method: 'POST' as const, body, headers: { host: 'demo.localhost', 'content-type': 'application/json', ...c.headers?.(profile) } };

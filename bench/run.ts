@@ -133,10 +133,12 @@ async function inspectorCost(dataDir: string): Promise<Row[]> {
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
   const slices = Math.max(1, Number(process.env.BENCH_SLICES ?? 6));
   const slice = Math.max(1, seconds / 2);
+  // BENCH_INSPECTOR_CASES=search (or cart): one case only, for a quicker look at one.
+  const only = process.env.BENCH_INSPECTOR_CASES;
   const cases = [
     { name: 'catalog search (demo.localhost), 10 connections', run: (url: string, label: string) => loadSearch(label, { url, durationSec: slice, host: 'demo.localhost', queries: DEMO_QUERIES }) },
     { name: 'cart create (durable)', run: (url: string, label: string) => load(label, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: slice }) },
-  ];
+  ].filter((c) => !only || only.split(',').some((w) => c.name.startsWith(w.trim() === 'search' ? 'catalog search' : 'cart create')));
   const out: Row[] = [];
   const totals = cases.map(() => ({ on: { rps: 0, cpu: 0, p99: 0 }, off: { rps: 0, cpu: 0, p99: 0 }, pairs: [] as number[] }));
   for (let round = 0; round < rounds; round++) {

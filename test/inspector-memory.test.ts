@@ -80,14 +80,27 @@ describe('the byte budget across shops', () => {
   it('past MAX_BYTES the oldest exchanges go first, whatever their shop; what is shown is smaller still', async () => {
     const { logFor, nextExchangeId, exchangesOf, KEEP_CHARS, MAX_SHOPS, RING_SIZE } = await import('../server/http/inspector/store.ts');
     const body = 'b'.repeat(KEEP_CHARS);
+    const added: Array<[number, string]> = [];
     for (let i = 0; i < MAX_SHOPS * RING_SIZE; i++) {
-      const shop = `shop_budget_${i % MAX_SHOPS}`;
-      logFor(shop, `${shop}.test`).add({ id: nextExchangeId(), at: Date.now(), transport: 'rest', method: 'POST', path: '/', operation: 'x', status: 200, durationMs: 1, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: body, requestCut: false, responseBody: body, responseCut: false, notes: [] });
+      // Shops take turns unevenly (shop 0 every other time), so the oldest overall is not each shop's in turn.
+      const shop = `shop_budget_${i % 2 ? 0 : 1 + ((i >> 1) % (MAX_SHOPS - 1))}`;
+      const id = nextExchangeId();
+      added.push([id, shop]);
+      logFor(shop, `${shop}.test`).add({ id, at: Date.now(), transport: 'rest', method: 'POST', path: '/', operation: 'x', status: 200, durationMs: 1, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: body, requestCut: false, responseBody: body, responseCut: false, notes: [] });
       expect(inspectorBytes()).toBeLessThanOrEqual(MAX_BYTES);
     }
-    const kept = exchangesOf('shop_budget_0').length;
+    const kept = exchangesOf('shop_budget_1').length;
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(RING_SIZE); // the budget, not the ring, was the limit
+    // The oldest went first, whatever their shop: an exchange newer than the oldest kept one is gone
+    // only because its own shop's ring is full (shop 0, which took every other turn).
+    const keptBy = new Map(Array.from({ length: MAX_SHOPS }, (_, n) => [`shop_budget_${n}`, exchangesOf(`shop_budget_${n}`).map((x) => x.id)]));
+    const keptIds = new Set([...keptBy.values()].flat());
+    const oldestKept = Math.min(...keptIds);
+    const droppedNewer = added.filter(([id]) => id > oldestKept && !keptIds.has(id));
+    expect(droppedNewer.length).toBeGreaterThan(0);
+    for (const [id, shop] of droppedNewer) expect(keptBy.get(shop), `#${id} of ${shop}`).toHaveLength(RING_SIZE);
+    expect([...keptBy.values()].filter((ids) => ids.length < RING_SIZE).every((ids) => ids.length > 0)).toBe(true);
     expect(exchangesOf(`shop_budget_${MAX_SHOPS - 1}`)[0].request.body).toHaveLength(8192); // shown: cut
   });
 });

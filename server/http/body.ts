@@ -24,6 +24,7 @@ export async function readJson(c: Context, opts: ReadJsonOptions = { emptyIsObje
     throw new DomainError('unsupported_media_type', ERROR_CODES.unsupportedMediaType, 'Send the body as application/json.');
   }
   const raw = await c.req.text();
+  c.set('bodyText', raw);
   if (opts.emptyIsObject && raw.trim() === '') return {};
   let body: unknown;
   try {

@@ -19,6 +19,11 @@ export interface AppVariables {
   client: string;
   /** The storefront the Host names, or null for the platform's own address. */
   shop: Shop | null;
+  /**
+   * The request's body text once an edge has read it (server/http/body.ts `readJson`, the MCP
+   * route): the request inspector reads it here without waiting another turn for Hono's cache.
+   */
+  bodyText?: string;
   /** Tier, platform profile and negotiated capabilities of a UCP REST operation (server/ucp/access.ts). */
   access?: AccessContext;
 }

@@ -51,6 +51,7 @@ export function mcpRoutes(opts: McpRouteOptions) {
     const shop = c.get('shop')!;
     const config = c.get('config');
     const text = await c.req.text();
+    c.set('bodyText', text);
     const answer = await handleMcpPost(text, {
       db: c.get('db'),
       shop,

@@ -166,9 +166,17 @@ function rawHeaders(c: Context<AppEnv>): readonly string[] {
  * references or bounded copies of what the exchange showed. Redaction, the display cut and
  * serialization wait until the inspector is read (store.ts).
  */
-async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number): Promise<void> {
-  const cached = c.req.bodyCache.text;
-  const requestText = cached === undefined ? null : await cached;
+function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number): Promise<void> | undefined {
+  // The body text as the edge read it (no turn to wait), else Hono's cache of it (a promise), else
+  // never read (null). Most exchanges are recorded without a single await.
+  const read = c.get('bodyText');
+  const cached = read === undefined ? c.req.bodyCache.text : undefined;
+  const answer = responseText(c.res);
+  if (cached === undefined && typeof answer === 'string') return recordRead(c, shop, transport, at, ms, read ?? null, answer);
+  return Promise.all([cached ?? read ?? null, answer]).then(([requestText, answerText]) => recordRead(c, shop, transport, at, ms, requestText, answerText));
+}
+
+function recordRead(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number, requestText: string | null, answerText: string): Promise<void> | undefined {
   let parsedRequest: unknown;
   let parsed = false;
   const requestJson = () => {
@@ -176,8 +184,6 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     return parsedRequest;
   };
   const res = c.res;
-  const text = responseText(res);
-  const answerText = typeof text === 'string' ? text : await text; // no extra turn when the adapter holds the string
   const path = own(c.req.path, 300);
   const agentHeader = c.req.header('ucp-agent');
   let calls: Call[];
@@ -241,9 +247,9 @@ async function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp',
     responseCut: response.cut,
     notes,
   });
-  if (!messages.length) return;
+  if (!messages.length) return undefined;
   const roots = transport === 'mcp' ? (Array.isArray(requestJson()) ? (requestJson() as unknown[]) : [requestJson()]).map((m: any) => m?.params?.arguments) : [requestJson()];
-  notes.push(...(await productIdsAsVariants(c, shop, messages, roots)));
+  return productIdsAsVariants(c, shop, messages, roots).then((found) => void notes.push(...found));
 }
 
 /** The recording middleware; `transport` by mount point. */
@@ -258,6 +264,11 @@ export function inspectExchanges(transport: 'rest' | 'mcp'): MiddlewareHandler<A
     await next();
     const ms = performance.now() - t0;
     // The inspector is a window on the exchange, never a reason for it to fail.
-    await record(c, shop, transport, at, ms).catch((err: unknown) => log.error('inspector', 'recording an exchange failed', { err }));
+    try {
+      const pending = record(c, shop, transport, at, ms);
+      if (pending) await pending;
+    } catch (err) {
+      log.error('inspector', 'recording an exchange failed', { err });
+    }
   };
 }

@@ -147,7 +147,6 @@ function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
 }
 
 interface Slot {
-  dropped?: boolean;
   recorded?: Recorded;
   shown?: Exchange;
   notes: Note[];
@@ -176,17 +175,16 @@ export class ShopLog {
     this.head = (this.head + 1) % RING_SIZE;
     this.count++;
     totalBytes += slot.bytes;
-    queue.push([this, slot]);
-    while (totalBytes > MAX_BYTES && queue.length > 1) {
-      const [log, oldest] = queue.shift()!;
-      if (!oldest.dropped) log.drop(oldest);
-    }
-    // Dropped slots leave the queue lazily: compact it when they outnumber the live ones.
-    if (queue.length > 2 * MAX_SHOPS * RING_SIZE) queue.splice(0, queue.length, ...queue.filter(([, x]) => !x.dropped));
+    if (totalBytes > MAX_BYTES) dropOldestUntilWithinBound(slot);
   }
 
   private at(i: number): Slot | undefined {
     return this.ring[(this.head - i + RING_SIZE * 2) % RING_SIZE];
+  }
+
+  /** This shop's oldest exchange, if any. */
+  oldest(): Slot | undefined {
+    return this.count ? this.at(this.count) : undefined;
   }
 
   /** Drops this shop's oldest exchange. */
@@ -195,7 +193,7 @@ export class ShopLog {
     if (slot) this.drop(slot);
   }
 
-  /** Drops one exchange: always its shop's oldest (the global queue's oldest is its shop's oldest too: ids grow in both). */
+  /** Drops one exchange: always its shop's oldest. */
   drop(slot: Slot): void {
     if (this.count > 0 && this.at(this.count) === slot) {
       this.ring[(this.head - this.count + RING_SIZE * 2) % RING_SIZE] = undefined;
@@ -203,7 +201,6 @@ export class ShopLog {
     }
     totalBytes -= slot.bytes;
     slot.bytes = 0;
-    slot.dropped = true;
     slot.recorded = undefined;
     slot.shown = undefined;
   }
@@ -240,8 +237,25 @@ export class ShopLog {
   }
 }
 
-/** Every kept exchange, oldest first, across shops: what goes first when MAX_BYTES is reached. */
-const queue: Array<[ShopLog, Slot]> = [];
+/**
+ * Past MAX_BYTES, the oldest exchange across shops goes first, until the inspector is within it
+ * again (never `keep`, the one just added). Ids grow across the process, so the oldest is the
+ * lowest id among each shop's oldest: a look at MAX_SHOPS slots, and only when over the bound (no
+ * queue of every exchange kept on the request path).
+ */
+function dropOldestUntilWithinBound(keep: Slot): void {
+  while (totalBytes > MAX_BYTES) {
+    let from: ShopLog | undefined;
+    let oldest: Slot | undefined;
+    for (const log of shops.values()) {
+      const slot = log.oldest();
+      if (slot && slot !== keep && (!oldest || slot.id < oldest.id)) [from, oldest] = [log, slot];
+    }
+    if (!from || !oldest) return;
+    from.drop(oldest);
+  }
+}
+
 const shops = new Map<string, ShopLog>();
 let newestShop: string | undefined;
 let lastId = 0;
