@@ -16,6 +16,7 @@ import { startWebhookWorker } from './core/orders/webhooks.ts';
 import { DEFAULT_INDEX_BUDGET_MB, dropCatalogIndexes, indexTuning, setSearchIndexBudget } from './core/search/catalog-index.ts';
 import { useKeyEncryptionSecret } from './core/access/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
+import { watchCommits } from './db/commit-probe.ts';
 
 export interface RunningServer {
   db: DB;
@@ -69,6 +70,9 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   // The CLI's advice names this address (data-dir-lock.ts); a wildcard host is reached on loopback.
   if (!config.databaseUrl && !config.dataDir.startsWith('memory://')) recordAddress(config.dataDir, localUrl(config.host, port));
   const stopPurge = startCartPurge(db);
+  // PostgreSQL: commits probed in the background; a lost synchronous standby stops new writes
+  // (503) instead of letting them pile up and spend the pool (db/write-gate.ts).
+  const commits = watchCommits(db);
   if (config.searchIndexCheckMs) indexTuning.checkEveryMs = config.searchIndexCheckMs;
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
   const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });
@@ -88,6 +92,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
       server.closeAllConnections();
       await closed;
       unwatch();
+      await commits.stop();
       await db.destroy();
       dropCatalogIndexes(db);
     },

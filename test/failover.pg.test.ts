@@ -16,7 +16,8 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { failoverDuringWrites } from '../scripts/faults/failover.ts';
 import { isUnavailable } from '../server/core/shared/errors.ts';
-import { openDatabase, type DB } from '../server/db/index.ts';
+import { openDatabase, writeGateOf, type DB } from '../server/db/index.ts';
+import { WATCH_MS } from '../server/db/commit-probe.ts';
 import { prepareDatabase } from '../server/seed/prepare.ts';
 import { createTestDatabase, startPostgresPair, type PostgresPair } from './support/postgres.ts';
 import { startTestServer } from './support/server.ts';
@@ -125,17 +126,40 @@ describe('failover between a primary and a hot standby', () => {
     await readOnlyRoundTrip((db) => `${pair.primary.url.replace(/\/ucp$/, `/${db}`)}?target_session_attrs=read-write`, /PostgreSQL host 127\.0\.0\.1:\d+ is read-only/);
   }, 60_000);
 
-  it('a lost synchronous standby: /readyz answers 503 naming it within seconds, the log names the cause, and 200 again once it is back (issue 39 point 15)', async () => {
+  it('a lost synchronous standby: new writes refused at once (503) while searches go on, /readyz answers 503 naming it, the log names the cause, all back once it returns (issue 39 point 15)', async () => {
     const lines: string[] = [];
-    const s = await startTestServer({ databaseUrl: (await createTestDatabase(pair.primary.url)).url, seedDemo: false });
+    // The transport limiter on, as in production: every UCP request takes a token with a write (unlogged: migration 0014).
+    const s = await startTestServer({ databaseUrl: (await createTestDatabase(pair.primary.url)).url, transportRateLimits: true });
     configureLog({ json: true, write: (_level, line) => lines.push(line) });
     const readyz = async () => {
       const r = await s.req('localhost', 'GET', '/readyz');
       return { status: r.status, body: r.body };
     };
+    const timed = async <T>(f: () => Promise<T>) => {
+      const t = Date.now();
+      return { r: await f(), ms: Date.now() - t };
+    };
+    const search = () => s.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'tee' });
+    const createCart = () => s.req('demo.localhost', 'POST', '/api/ucp/carts', { line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 1 }] }, { 'Idempotency-Key': crypto.randomUUID() });
     try {
       expect(await readyz()).toEqual({ status: 200, body: { status: 'ok' } });
+      expect((await createCart()).status).toBe(201);
       await pair.killStandby();
+      // Nobody asks /readyz yet: the background watch (db/commit-probe.ts watchCommits) finds the stall.
+      const gate = writeGateOf(s.db)!;
+      const tw = Date.now();
+      while (!gate.stalled && Date.now() - tw < 15_000) await new Promise((res) => setTimeout(res, 100));
+      expect(gate.stalled?.cause).toBe('sync_standby_lost');
+      expect(Date.now() - tw).toBeLessThan(WATCH_MS + 5_000);
+      expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ level: 'error', scope: 'db', msg: 'writes refused until commits complete', cause: 'sync_standby_lost' }));
+      // A write is refused at once, not left waiting for the standby; a search (and its limiter token) goes through.
+      const refused = await timed(createCart);
+      expect(refused.r.status).toBe(503);
+      expect(refused.r.headers['retry-after']).toBeTruthy();
+      expect(refused.ms).toBeLessThan(2_000);
+      const found = await timed(search);
+      expect(found.r.status).toBe(200);
+      expect(found.ms).toBeLessThan(2_000);
       const t0 = Date.now();
       let r = await readyz();
       while (r.status === 200 && Date.now() - t0 < 15_000) r = await readyz();
@@ -161,6 +185,10 @@ describe('failover between a primary and a hot standby', () => {
       while ((r = await readyz()).status !== 200 && Date.now() - t2 < 30_000) await new Promise((res) => setTimeout(res, 200));
       expect(r.status).toBe(200);
       expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ scope: 'readiness', msg: 'ready again: writes commit', after: 'sync_standby_lost' }));
+      // The probe that committed opened the gate: writes go through again.
+      expect(gate.stalled).toBeNull();
+      expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ scope: 'db', msg: 'writes accepted again: commits complete', after: 'sync_standby_lost' }));
+      expect((await createCart()).status).toBe(201);
     } finally {
       resetLog();
       await s.close();

@@ -15,7 +15,7 @@
  * replication: `select 1` there.
  */
 import { sql } from 'kysely';
-import { isSingleWriter, type DB } from './index.ts';
+import { databaseIdentity, isSingleWriter, openProbeDatabase, writeGateOf, type DB } from './index.ts';
 
 export type Probe = { ok: true } | { ok: false; cause: 'database_unavailable' | 'sync_standby_lost' | 'commit_timeout'; detail: string };
 
@@ -67,4 +67,62 @@ async function diagnose(db: DB, pid: number, commit: Promise<unknown>): Promise<
   } catch (e) {
     return { ok: false, cause: 'database_unavailable', detail: (e as Error).message };
   }
+}
+
+/** How often the background watch probes (every second while writes are refused). */
+export const WATCH_MS = 5_000;
+
+export interface CommitWatch {
+  /** A probe now (one at a time: a caller during a probe shares its answer); the gate learns from it. */
+  probe(): Promise<Probe>;
+  stop(): Promise<void>;
+}
+
+const watches = new WeakMap<object, CommitWatch>();
+
+/**
+ * PostgreSQL: probes commits in the background, on the probe's own two connections, and tells the
+ * write gate (write-gate.ts) what it finds, so a lost synchronous standby stops new writes within
+ * seconds even when nothing asks /readyz, and the first commit after it lets them through again.
+ * The embedded database has no standby: its watch only answers readiness, with `select 1`.
+ */
+export function watchCommits(db: DB, everyMs = WATCH_MS): CommitWatch {
+  const gate = writeGateOf(db);
+  const probeDb = gate && openProbeDatabase(db);
+  if (!gate || !probeDb) return { probe: () => probeCommit(db), stop: async () => {} };
+  let running: Promise<Probe> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const probe = (): Promise<Probe> =>
+    (running ??= probeCommit(probeDb)
+      .then((p) => {
+        gate.note(p);
+        return p;
+      })
+      .finally(() => {
+        running = undefined;
+      }));
+  const next = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void probe().catch(() => {}).finally(next), gate.stalled ? 1_000 : everyMs);
+    timer.unref();
+  };
+  next();
+  const watch: CommitWatch = {
+    probe,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running?.catch(() => {});
+      watches.delete(databaseIdentity(db));
+      await probeDb.destroy();
+    },
+  };
+  watches.set(databaseIdentity(db), watch);
+  return watch;
+}
+
+/** Does a write commit now? Through the database's running watch (its connections; the gate learns too), else a probe of `db` itself. */
+export function checkCommits(db: DB): Promise<Probe> {
+  return watches.get(databaseIdentity(db))?.probe() ?? probeCommit(db);
 }

@@ -10,6 +10,7 @@ import { migrations } from './migrations/index.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { databaseRecovered } from '../lib/outage.ts';
 import { log } from '../lib/log.ts';
+import { WriteGate } from './write-gate.ts';
 
 export type DB = Kysely<Database>;
 
@@ -117,7 +118,23 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
       // A new connection after requests were answered 503: the outage is over (lib/outage.ts).
       databaseRecovered('a new connection', { host: `${client.host}:${client.port}` });
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const gate = new WriteGate();
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [gate] });
+    gates.set(db.getExecutor().adapter, gate);
+    // The commit probe's own two connections (one probes, one can cancel it): a pool spent by
+    // stalled writes must not keep the probe from finding out why (commit-probe.ts watchCommits).
+    probeOpeners.set(db.getExecutor().adapter, () => {
+      const probePool = new pg.Pool({
+        ...failoverConnection(opts.databaseUrl!, { connectTimeoutMs: PROBE_CONNECT_MS, queryTimeoutMs: QUERY_TIMEOUT_MS, options: `-c random_page_cost=${randomPageCost}` }),
+        max: 2,
+        connectionTimeoutMillis: PROBE_CONNECT_MS,
+        idleTimeoutMillis: 60_000,
+        allowExitOnIdle: true,
+      });
+      probePool.on('error', () => {}); // an idle probe connection lost: the next probe opens another
+      probePool.on('connect', (client) => client.on('error', () => {}));
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool: probePool }) });
+    });
     poolSizes.set(db.getExecutor().adapter, pool.options.max);
     loads.set(db.getExecutor().adapter, { load: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }) });
     return db;
@@ -141,6 +158,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   singleWriter.add(db.getExecutor().adapter);
   loads.set(db.getExecutor().adapter, { load: () => embedded.load(), commitSizes: () => embedded.commitSizes() });
   return db;
+}
+
+/** PostgreSQL: each database's write gate (write-gate.ts) and the opener of its probe's own small pool. */
+const gates = new WeakMap<object, WriteGate>();
+const probeOpeners = new WeakMap<object, () => DB>();
+/** How long the probe's pool waits for a connection. */
+const PROBE_CONNECT_MS = 1500;
+
+/** The write gate of a PostgreSQL database (none on the embedded one: nothing replicates there). */
+export function writeGateOf(db: DB): WriteGate | undefined {
+  return gates.get(databaseIdentity(db));
+}
+
+/** PostgreSQL: a second pool of two connections to the same server, for the commit probe; the caller destroys it. */
+export function openProbeDatabase(db: DB): DB | undefined {
+  return probeOpeners.get(databaseIdentity(db))?.();
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DB } from '../db/index.ts';
-import { probeCommit, type Probe } from '../db/commit-probe.ts';
+import { checkCommits, type Probe } from '../db/commit-probe.ts';
 import { flushRepeats, log } from '../lib/log.ts';
 import { databaseRecovered } from '../lib/outage.ts';
 
@@ -29,7 +29,7 @@ function answer(res: ServerResponse, status: number, body: object, extra: Record
 function readiness(db: DB) {
   let down: string | undefined;
   return async (): Promise<Probe> => {
-    const p = await probeCommit(db);
+    const p = await checkCommits(db);
     if (!p.ok) {
       down = p.cause;
       log.error('readiness', 'not ready: writes do not commit', { cause: p.cause, detail: p.detail });

@@ -13,7 +13,7 @@ import { log } from '../../lib/log.ts';
 import { webhookAttempts } from '../../lib/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { DB } from '../../db/index.ts';
+import { writeGateOf, type DB } from '../../db/index.ts';
 import type { Shop } from '../../formats/types.ts';
 import { contentDigest, sign } from '../access/http-signatures.ts';
 import { ensureShopKey } from '../access/signing-keys.ts';
@@ -319,6 +319,8 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
 
   const timer = setInterval(() => {
     if (stopping.signal.aborted) return;
+    // Writes refused while commits stall (db/write-gate.ts, logged there): a claim is a write, so no pass until they commit again.
+    if (writeGateOf(db)?.stalled) return;
     runOnce().catch((e) => log.error('webhooks', 'worker pass failed', { err: e }));
   }, o.intervalMs);
   timer.unref();

@@ -131,14 +131,15 @@ export function isInvalidText(err: unknown): boolean {
  * PostgreSQL classes 08 (connection), 53 (resources: too many connections), 57P0x (shutdown,
  * starting up), 40001/40P01 (serialization failure, deadlock: the transaction rolled back, a retry
  * succeeds), 25006 (a write reached a server that became read-only, e.g. a demoted primary: the
- * pool drops that connection and the retry finds the writable host, db/failover.ts); socket
+ * pool drops that connection and the retry finds the writable host, db/failover.ts); a write
+ * refused while commits stall (WRITES_BLOCKED: the synchronous standby is gone, db/write-gate.ts); socket
  * errors; node-postgres's own code-less errors for a dropped or unobtainable connection; and
  * kysely's for a database already closed (a request that arrives while the server stops).
  */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '40001', '40P01', '25006'].includes(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '40001', '40P01', '25006', 'WRITES_BLOCKED'].includes(code)) return true;
   if (code.startsWith('08') || code.startsWith('53')) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|driver has already been destroyed/.test(message);

@@ -16,6 +16,7 @@ import * as m0010 from './0010_rate_buckets.ts';
 import * as m0011 from './0011_app_owner.ts';
 import * as m0012 from './0012_catalog_changes.ts';
 import * as m0013 from './0013_products_without_search_text.ts';
+import * as m0014 from './0014_rate_buckets_unlogged.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0011_app_owner': m0011,
   '0012_catalog_changes': m0012,
   '0013_products_without_search_text': m0013,
+  '0014_rate_buckets_unlogged': m0014,
 };
