@@ -8,6 +8,7 @@
  *   BENCH_ONLY=metrics BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # request metrics' cost alone
  *   BENCH_ONLY=inspector BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench # the request inspector's recording cost (development)
  *   BENCH_ROUNDS=4 …                                                       # more on/off pairs for the on/off cases (median pair printed)
+ *   BENCH_ONLY=inspector BENCH_SECONDS=2 BENCH_SLICES=20 BENCH_INSPECTOR_CASES=search …  # 1 s slices, 40 pairs, search only
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=versions BENCH_BASE=../wt-old BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # this checkout's server vs another checkout's
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
