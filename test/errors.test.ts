@@ -23,7 +23,8 @@ const KINDS: ErrorKind[] = ['malformed', 'invalid', 'too_large', 'unsupported_me
 /**
  * Errors that are not request failures, so outside the family: a process that cannot start or a
  * command line that is wrong (they end a process with a message), a network refusal inside the
- * fetch stack, and each transport's own wire representation.
+ * fetch stack, a database refusal below the domain (as the driver's own errors are), and each
+ * transport's own wire representation.
  */
 const OUTSIDE_THE_FAMILY = new Set([
   'server/core/shared/errors.ts DomainError',
@@ -32,6 +33,8 @@ const OUTSIDE_THE_FAMILY = new Set([
   'server/cli/cli.ts CliError',
   'server/db/data-dir-lock.ts DataDirInUse',
   'server/lib/public-fetch.ts NonPublicAddressError',
+  // The database layer's own refusal while commits stall, answered like the driver's connection errors (isUnavailable: 503).
+  'server/db/write-gate.ts WritesBlocked',
   'server/mcp/errors.ts McpProtocolError',
   'src/embedded/rpc.ts RpcError',
   // The MCP Apps view's own postMessage failures, in the browser; src/apps/tools.ts words them as a Result.
