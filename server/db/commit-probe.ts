@@ -15,7 +15,7 @@
  * replication: `select 1` there.
  */
 import { sql } from 'kysely';
-import { databaseIdentity, isSingleWriter, openProbeDatabase, writeGateOf, type DB } from './index.ts';
+import { isSingleWriter, openProbeDatabase, writeGateOf, type DB } from './index.ts';
 
 export type Probe = { ok: true } | { ok: false; cause: 'database_unavailable' | 'sync_standby_lost' | 'commit_timeout'; detail: string };
 
@@ -78,12 +78,11 @@ export interface CommitWatch {
   stop(): Promise<void>;
 }
 
-const watches = new WeakMap<object, CommitWatch>();
-
 /**
  * PostgreSQL: probes commits in the background, on the probe's own two connections, and tells the
  * write gate (write-gate.ts) what it finds, so a lost synchronous standby stops new writes within
- * seconds even when nothing asks /readyz, and the first commit after it lets them through again.
+ * seconds even when nothing asks /readyz, and the first commit after it lets them through again
+ * (a /readyz probe that commits does too: checkCommits).
  * The embedded database has no standby: its watch only answers readiness, with `select 1`.
  */
 export function watchCommits(db: DB, everyMs = WATCH_MS): CommitWatch {
@@ -108,21 +107,25 @@ export function watchCommits(db: DB, everyMs = WATCH_MS): CommitWatch {
     timer.unref();
   };
   next();
-  const watch: CommitWatch = {
+  return {
     probe,
     async stop() {
       stopped = true;
       clearTimeout(timer);
       await running?.catch(() => {});
-      watches.delete(databaseIdentity(db));
       await probeDb.destroy();
     },
   };
-  watches.set(databaseIdentity(db), watch);
-  return watch;
 }
 
-/** Does a write commit now? Through the database's running watch (its connections; the gate learns too), else a probe of `db` itself. */
-export function checkCommits(db: DB): Promise<Probe> {
-  return watches.get(databaseIdentity(db))?.probe() ?? probeCommit(db);
+/**
+ * Does a write commit now? Readiness asks it of the request pool itself (what requests use: a
+ * server whose pool cannot reach the database is not ready, whatever another pool finds), and the
+ * gate learns from the answer too. The background watch asks on its own connections, so a pool
+ * spent by stalled writes cannot hide why.
+ */
+export async function checkCommits(db: DB): Promise<Probe> {
+  const p = await probeCommit(db);
+  writeGateOf(db)?.note(p);
+  return p;
 }
