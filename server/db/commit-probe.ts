@@ -73,8 +73,6 @@ async function diagnose(db: DB, pid: number, commit: Promise<unknown>): Promise<
 export const WATCH_MS = 5_000;
 
 export interface CommitWatch {
-  /** A probe now (one at a time: a caller during a probe shares its answer); the gate learns from it. */
-  probe(): Promise<Probe>;
   stop(): Promise<void>;
 }
 
@@ -82,37 +80,29 @@ export interface CommitWatch {
  * PostgreSQL: probes commits in the background, on the probe's own two connections, and tells the
  * write gate (write-gate.ts) what it finds, so a lost synchronous standby stops new writes within
  * seconds even when nothing asks /readyz, and the first commit after it lets them through again
- * (a /readyz probe that commits does too: checkCommits).
- * The embedded database has no standby: its watch only answers readiness, with `select 1`.
+ * (a /readyz probe that commits does too: checkCommits). One probe at a time. The embedded
+ * database has no standby and no gate: nothing to watch there.
  */
 export function watchCommits(db: DB, everyMs = WATCH_MS): CommitWatch {
   const gate = writeGateOf(db);
   const probeDb = gate && openProbeDatabase(db);
-  if (!gate || !probeDb) return { probe: () => probeCommit(db), stop: async () => {} };
-  let running: Promise<Probe> | undefined;
+  if (!gate || !probeDb) return { stop: async () => {} };
+  let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const probe = (): Promise<Probe> =>
-    (running ??= probeCommit(probeDb)
-      .then((p) => {
-        gate.note(p);
-        return p;
-      })
-      .finally(() => {
-        running = undefined;
-      }));
   const next = () => {
     if (stopped) return;
-    timer = setTimeout(() => void probe().catch(() => {}).finally(next), gate.stalled ? 1_000 : everyMs);
+    timer = setTimeout(() => {
+      running = probeCommit(probeDb).then((p) => gate.note(p), () => {}).finally(next);
+    }, gate.stalled ? 1_000 : everyMs);
     timer.unref();
   };
   next();
   return {
-    probe,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running?.catch(() => {});
+      await running;
       await probeDb.destroy();
     },
   };
