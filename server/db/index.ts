@@ -101,8 +101,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     // that qualifies, so a promoted standby is reached without a restart (failover.ts).
     const { failoverConnection } = await import('./failover.ts');
     const connectTimeoutMs = opts.pgConnectTimeoutMs ?? 5000;
+    // Session settings of every connection, the request pool's and the commit probe's alike.
+    const options = `-c random_page_cost=${randomPageCost}`;
     const pool = new pg.Pool({
-      ...failoverConnection(opts.databaseUrl, { connectTimeoutMs, queryTimeoutMs: opts.pgQueryTimeoutMs ?? QUERY_TIMEOUT_MS, options: `-c random_page_cost=${randomPageCost}` }),
+      ...failoverConnection(opts.databaseUrl, { connectTimeoutMs, queryTimeoutMs: opts.pgQueryTimeoutMs ?? QUERY_TIMEOUT_MS, options }),
       max: opts.pgPoolSize ?? 10,
       // A request waiting for a connection fails (503 + Retry-After) instead of hanging forever.
       connectionTimeoutMillis: connectTimeoutMs,
@@ -125,7 +127,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
     // stalled writes must not keep the probe from finding out why (commit-probe.ts watchCommits).
     probeOpeners.set(db.getExecutor().adapter, () => {
       const probePool = new pg.Pool({
-        ...failoverConnection(opts.databaseUrl!, { connectTimeoutMs: PROBE_CONNECT_MS, queryTimeoutMs: QUERY_TIMEOUT_MS, options: `-c random_page_cost=${randomPageCost}` }),
+        ...failoverConnection(opts.databaseUrl!, { connectTimeoutMs: PROBE_CONNECT_MS, queryTimeoutMs: QUERY_TIMEOUT_MS, options }),
         max: 2,
         connectionTimeoutMillis: PROBE_CONNECT_MS,
         idleTimeoutMillis: 60_000,
