@@ -86,7 +86,7 @@ describe('the byte budget across shops', () => {
       const shop = `shop_budget_${i % 2 ? 0 : 1 + ((i >> 1) % (MAX_SHOPS - 1))}`;
       const id = nextExchangeId();
       added.push([id, shop]);
-      logFor(shop, `${shop}.test`).add({ id, at: Date.now(), transport: 'rest', method: 'POST', path: '/', operation: 'x', status: 200, durationMs: 1, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: body, requestCut: false, responseBody: body, responseCut: false, notes: [] });
+      logFor(shop, `${shop}.test`).add({ id, at: Date.now(), transport: 'rest', method: 'POST', path: '/', operation: 'x', status: 200, durationMs: 1, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: body, responseBody: body, notes: [] });
       expect(inspectorBytes()).toBeLessThanOrEqual(MAX_BYTES);
     }
     const kept = exchangesOf('shop_budget_1').length;

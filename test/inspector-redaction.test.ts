@@ -106,9 +106,7 @@ function recorded(place: Place, text: string | [string, string]): Recorded {
     requestHeaders: place === 'header' ? ['Host', 'demo.localhost', ...(text as [string, string])] : ['Host', 'demo.localhost'],
     responseHeaders: place === 'header' ? [text as [string, string]] : [],
     requestBody: place === 'body' ? t : null,
-    requestCut: false,
     responseBody: place === 'answer' ? t : null,
-    responseCut: false,
     notes: place === 'note' ? [{ code: 'ucp_agent_unsupported', message: t }] : [],
   };
 }

@@ -200,7 +200,7 @@ describe('what is kept', () => {
   });
 
   it(`at most ${MAX_SHOPS} shops are tracked: the least recently recorded is forgotten`, () => {
-    const entry = (id: number) => ({ id, at: 0, transport: 'rest' as const, method: 'GET', path: '/', operation: 'x', status: 200, durationMs: 0, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: null, requestCut: false, responseBody: null, responseCut: false, notes: [] });
+    const entry = (id: number) => ({ id, at: 0, transport: 'rest' as const, method: 'GET', path: '/', operation: 'x', status: 200, durationMs: 0, agent: null, idempotencyKey: null, requestHeaders: [], responseHeaders: [], requestBody: null, responseBody: null, notes: [] });
     for (let i = 0; i <= MAX_SHOPS; i++) logFor(`shop_bound_${i}`, `bound${i}.test`).add(entry(nextExchangeId()));
     expect(exchangesOf('shop_bound_0')).toEqual([]);
     expect(exchangesOf(`shop_bound_${MAX_SHOPS}`)).toHaveLength(1);

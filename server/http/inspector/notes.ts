@@ -5,11 +5,37 @@
  *  - a write (create, update, cancel) without an idempotency key;
  *  - a retry of an operation sooner than the Retry-After its last 429/503 gave;
  *  - one idempotency key sent with two different requests;
- *  - no UCP-Agent profile named, or one the server refused (discovery errors);
- *  - a product id where a cart line takes a variant id (record.ts: it needs the catalog).
+ *  - a product id where a cart line takes a variant id (record.ts: it needs the catalog);
+ * and what one exchange says by itself (exchangeNotes, made when it is shown):
+ *  - no UCP-Agent profile named, or one the server refused (discovery errors).
  */
 import { hash } from 'node:crypto';
-import type { InspectorTransport, Note, ShopLog } from './store.ts';
+import type { InspectorTransport, Note } from './exchange.ts';
+
+/** An idempotency key as first seen: a hash of what it was sent with. */
+export interface KeyUse {
+  fingerprint: string;
+  exchange: number;
+}
+
+/** A Retry-After the agent was given, for its next request of the same operation. */
+export interface Wait {
+  until: number;
+  seconds: number;
+  status: number;
+  at: number;
+  /** What was refused: its key's hash and its fingerprint, so only a retry of it is measured against the wait. */
+  key: string | null;
+  fingerprint: string;
+}
+
+/** What the notes remember of a shop's traffic (store.ts ShopLog holds it). */
+export interface Sequence {
+  readonly keys: Map<string, KeyUse>;
+  readonly waits: Map<string, Wait>;
+  rememberKey(key: string, use: KeyUse): void;
+  rememberWait(who: string, wait: Wait): void;
+}
 
 /** One UCP operation inside an exchange (an MCP batch has several). */
 export interface Call {
@@ -36,12 +62,10 @@ export interface Seen {
   endedAt: number;
   /** The agent: its profile, else its address (so two agents' sequences never mix). */
   who: string;
-  transport: InspectorTransport;
+  transport: 'rest' | 'mcp';
   calls: Call[];
   status: number;
   retryAfterS?: number;
-  /** A discovery error the server answered (the profile refused): code and text. */
-  profileRefusal?: { code: string; content: string };
 }
 
 /** JSON with object keys sorted, so key order does not make two equal requests differ. */
@@ -70,7 +94,7 @@ const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 /** An agent's own traffic is held to these; the shop's pages (host.js) send no UCP-Agent by design. */
 const AGENT_TRANSPORTS = new Set<InspectorTransport>(['rest', 'mcp']);
 
-function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
+function keyNotes(log: Sequence, s: Seen, call: Call): Note[] {
   if (!call.write) return [];
   if (!call.idempotencyKey) return [keyMissing(call.operation, s.transport === 'mcp')];
   if (!call.keyHash) return [];
@@ -87,7 +111,7 @@ function keyNotes(log: ShopLog, s: Seen, call: Call): Note[] {
   return [{ code: 'idempotency_key_reused', message: `Idempotency key '${call.idempotencyKey.slice(0, 80)}' was first sent with a different request (exchange #${first.exchange}). A key names one logical write: send a fresh key for a new request, the same key only to retry the same request.` }];
 }
 
-function retryNote(log: ShopLog, s: Seen, call: Call): Note[] {
+function retryNote(log: Sequence, s: Seen, call: Call): Note[] {
   const slot = `${s.who}\n${call.operation}`;
   const wait = log.waits.get(slot);
   if (!wait) return [];
@@ -130,17 +154,12 @@ function keyMissing(operation: string, mcp: boolean): Note {
 }
 
 /** The notes of one exchange, and the sequence state updated with it. */
-export function hygieneNotes(log: ShopLog, s: Seen): Note[] {
+export function hygieneNotes(log: Sequence, s: Seen): Note[] {
   const notes: Note[] = [];
   for (const call of s.calls) {
     // Most exchanges are reads with no wait pending: no key to build, nothing to look up.
     if (log.waits.size) notes.push(...retryNote(log, s, call));
     if (call.write) notes.push(...keyNotes(log, s, call));
-  }
-  if (AGENT_TRANSPORTS.has(s.transport) && s.calls.some((c) => !c.agentNamed)) {
-    notes.push(s.transport === 'mcp' ? AGENT_MISSING.mcp : AGENT_MISSING.rest);
-  } else if (s.profileRefusal) {
-    notes.push({ code: 'ucp_agent_unsupported', message: `The agent profile was refused (${s.profileRefusal.code}): ${s.profileRefusal.content.slice(0, 300)}` });
   }
   if ((s.status === 429 || s.status === 503) && s.retryAfterS !== undefined) {
     for (const call of s.calls) log.rememberWait(`${s.who}\n${call.operation}`, { until: s.endedAt + s.retryAfterS * 1000, seconds: s.retryAfterS, status: s.status, at: s.endedAt, key: call.keyHash ?? null, fingerprint: call.fingerprint() });
@@ -149,4 +168,16 @@ export function hygieneNotes(log: ShopLog, s: Seen): Note[] {
     for (const call of s.calls) log.waits.delete(`${s.who}\n${call.operation}`);
   }
   return notes;
+}
+
+const NO_NOTES = Object.freeze([]) as unknown as Note[];
+
+/**
+ * What one exchange says by itself, whatever came before: its agent named no profile (an agent's
+ * own traffic only), or named one the server refused. Made when the exchange is shown.
+ */
+export function exchangeNotes(transport: InspectorTransport, agentNamed: boolean, refusal: { code: string; content: string } | undefined): Note[] {
+  if (AGENT_TRANSPORTS.has(transport) && !agentNamed) return [transport === 'mcp' ? AGENT_MISSING.mcp : AGENT_MISSING.rest];
+  if (refusal) return [{ code: 'ucp_agent_unsupported', message: `The agent profile was refused (${refusal.code}): ${refusal.content.slice(0, 300)}` }];
+  return NO_NOTES;
 }

@@ -13,40 +13,21 @@ import type { AppEnv } from '../env.ts';
 import type { Shop } from '../../formats/types.ts';
 import { log } from '../../lib/log.ts';
 import { parseJson } from './redact.ts';
-import { FIELD_CHARS, keepBody, logFor, nextExchangeId, own, recordingPaused, type InspectorTransport, type Note, type Recorded } from './store.ts';
+import { logFor, nextExchangeId, recordingPaused, type Note, type Recorded, type ShopLog } from './store.ts';
+import { FIELD_CHARS, own, profileOf } from './fields.ts';
 import { canonical, digest, hygieneNotes, lazy, type Call } from './notes.ts';
 import { incomingOf } from '../metrics.ts';
 import { WRITE_OPERATIONS } from '../../core/access/access-policy.ts';
 import { restOperation } from '../rest-operation.ts';
 
-/** What the shop's own page may say about itself (host.js's WebMCP tools): `UCP-Inspector-Transport: webmcp`. */
-export const PAGE_TRANSPORT_HEADER = 'ucp-inspector-transport';
 const NONE = () => '';
 const DISCOVERY_CODES = new Set(['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported']);
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The UCP operation of a request under `/api/ucp`, or `METHOD /path` for anything else. */
 function restOperationName(method: string, path: string): string {
-  const rest = path.replace(/^\/api\/ucp/, '');
+  const rest = path.startsWith('/api/ucp') ? path.slice('/api/ucp'.length) : path;
   return restOperation(method, rest) ?? `${method} ${rest.slice(0, 80) || '/'}`;
-}
-
-/** Host.js on the shop's own page carries its storefront token; the embedded cart page is `/cart/…`. */
-function restTransport(c: Context<AppEnv>): InspectorTransport {
-  const referer = c.req.header('referer');
-  try {
-    if (referer && new URL(referer).origin === c.get('origin') && new URL(referer).pathname.startsWith('/cart/')) return 'embedded';
-  } catch {
-    /* not a URL: an agent's own header */
-  }
-  if (!/^Bearer sft_/i.test(c.req.header('authorization') ?? '')) return 'rest';
-  return c.req.header(PAGE_TRANSPORT_HEADER)?.trim().toLowerCase() === 'webmcp' ? 'webmcp' : 'page';
-}
-
-/** The `profile` of a UCP-Agent header (RFC 8941 dictionary), or the header itself when it has none; a bounded copy. */
-function profileOf(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  return own(/profile\s*=\s*"([^"]*)"/.exec(header)?.[1] ?? header, FIELD_CHARS);
 }
 
 /** An idempotency key as the notes keep it: a bounded copy to show and a hash of all of it to compare. */
@@ -94,7 +75,7 @@ function atPath(root: unknown, path: string): unknown {
 }
 
 /** Ids the answer called unknown at a line's `item.id` that are this shop's product ids. */
-async function productIdsAsVariants(c: Context<AppEnv>, shop: Shop, messages: Array<Record<string, any>>, asked: unknown[]): Promise<Note[]> {
+async function productIdsAsVariants(c: Context<AppEnv>, shopId: string, messages: Array<Record<string, any>>, asked: unknown[]): Promise<Note[]> {
   const ids = new Set<string>();
   for (const m of messages) {
     if (m.code !== 'not_found' || typeof m.path !== 'string' || !/\.item\.id$/.test(m.path)) continue;
@@ -104,7 +85,7 @@ async function productIdsAsVariants(c: Context<AppEnv>, shop: Shop, messages: Ar
     }
   }
   if (!ids.size) return [];
-  const rows = await c.get('db').selectFrom('products').select('id').where('shop_id', '=', shop.id).where('id', 'in', [...ids]).execute();
+  const rows = await c.get('db').selectFrom('products').select('id').where('shop_id', '=', shopId).where('id', 'in', [...ids]).execute();
   return rows.map((r) => ({ code: 'product_id_for_variant' as const, message: `'${r.id}' is a product id; a cart line takes a variant id (product.variants[].id from search_catalog or get_product).` }));
 }
 
@@ -177,79 +158,98 @@ function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: n
 }
 
 function recordRead(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number, requestText: string | null, answerText: string): Promise<void> | undefined {
+  const res = c.res;
+  const method = c.req.method;
+  const path = own(c.req.path, 300);
+  const shopLog = logFor(shop.id, shop.domain);
+  // Every field, in one order, on every exchange: one object shape, built once (a spread of a
+  // partial one into another cost more than the rest of a search's recording). The store copies
+  // the texts into its arena and keeps none of these references.
+  const r: Recorded = {
+    id: nextExchangeId(),
+    at,
+    transport: undefined,
+    method,
+    path,
+    operation: transport === 'rest' ? restOperationName(method, path) : '',
+    status: res.status,
+    durationMs: ms,
+    agent: undefined,
+    idempotencyKey: undefined,
+    agentNamed: undefined,
+    refusal: undefined,
+    origin: c.get('origin'),
+    requestHeaders: rawHeaders(c),
+    responseHeaders: answerHeaders(res),
+    requestBody: requestText,
+    responseBody: answerText,
+    notes: NO_NOTES,
+  };
+  // A REST read that went through, with no Retry-After pending for anyone: nothing in the agent's
+  // sequence to note, and what the exchange says by itself is read from its headers when shown.
+  // A search is recorded as this and nothing more.
+  if (transport === 'rest' && r.status < 400 && !WRITE_OPERATIONS.has(r.operation) && !shopLog.waits.size) {
+    shopLog.add(r);
+    return undefined;
+  }
+  return recordSequence(c, shopLog, r, transport, requestText, answerText);
+}
+
+const NO_NOTES = Object.freeze([]) as unknown as Note[];
+
+/** An exchange whose notes depend on what came before (a write, a refusal, a wait pending): the whole reading. */
+function recordSequence(c: Context<AppEnv>, shopLog: ShopLog, r: Recorded, transport: 'rest' | 'mcp', requestText: string | null, answerText: string): Promise<void> | undefined {
   let parsedRequest: unknown;
   let parsed = false;
   const requestJson = () => {
     if (!parsed) [parsedRequest, parsed] = [requestText === null ? undefined : parseJson(requestText), true];
     return parsedRequest;
   };
-  const res = c.res;
-  const path = own(c.req.path, 300);
-  const agentHeader = c.req.header('ucp-agent');
   let calls: Call[];
   let profile: string | null;
-  let kind: InspectorTransport;
   if (transport === 'mcp') {
     ({ calls, profile } = mcpCalls(requestJson()));
-    kind = 'mcp';
   } else {
-    const operation = restOperationName(c.req.method, path);
-    const key = c.req.header('idempotency-key');
+    const operation = r.operation;
+    const agentHeader = c.req.header('ucp-agent');
     // A body the server never read (a fault, a refusal first) has no fingerprint: '' compares with nothing.
     // Reads are not fingerprinted; writes are (a hash), to tell a retry from a new request.
     const write = WRITE_OPERATIONS.has(operation);
-    const fingerprint = !write || (requestText === null && c.req.method !== 'GET') ? NONE : lazy(() => digest(canonical({ operation, path, body: requestJson() ?? null })));
-    calls = [{ operation, write, ...keyOf(key), fingerprint, agentNamed: agentHeader !== undefined }];
+    const fingerprint = !write || (requestText === null && r.method !== 'GET') ? NONE : lazy(() => digest(canonical({ operation, path: r.path, body: requestJson() ?? null })));
+    calls = [{ operation, write, ...keyOf(c.req.header('idempotency-key')), fingerprint, agentNamed: agentHeader !== undefined }];
     profile = profileOf(agentHeader);
-    kind = restTransport(c);
   }
   // Parsed only when it can hold what the notes read: a refusal (REST: 4xx; MCP: an error in a 200),
-  // a cart write's messages. A REST read that succeeded (a search: the request most often made) is
-  // never scanned: `includes` on its answer, a rope of cached product fragments, flattened and
-  // searched it, ~10 µs a search (measured with bench/profile.ts, inlining off).
-  const scan = res.status >= 400 || transport === 'mcp' || calls.some((x) => x.write);
-  const answerParsed = scan && (res.status >= 400 || answerText.includes('"code"')) ? parseJson(answerText) : undefined;
+  // a cart write's messages.
+  const status = r.status;
+  const scan = status >= 400 || transport === 'mcp' || calls.some((x) => x.write);
+  const answerParsed = scan && (status >= 400 || answerText.includes('"code"')) ? parseJson(answerText) : undefined;
   const messages = answerMessages(answerParsed);
   const refusal = messages.find((m) => DISCOVERY_CODES.has(m.code));
-  const shopLog = logFor(shop.id, shop.domain);
-  const id = nextExchangeId();
-  const responseHeaders = answerHeaders(res);
-  const retryAfter = retryAfterSeconds(headerOf(responseHeaders, 'retry-after'));
+  const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(headerOf(r.responseHeaders, 'retry-after')) : undefined;
   const notes = hygieneNotes(shopLog, {
-    exchangeId: id,
-    at,
+    exchangeId: r.id,
+    at: r.at,
     endedAt: Date.now(),
     who: profile ?? `client ${c.get('client')}`,
-    transport: kind,
+    transport,
     calls,
-    status: res.status,
+    status,
     ...(retryAfter !== undefined ? { retryAfterS: retryAfter } : {}),
-    ...(refusal ? { profileRefusal: { code: own(refusal.code, 60), content: own(refusal.content, 300) } } : {}),
   });
-  const request = keepBody(requestText);
-  const response = keepBody(answerText);
-  shopLog.add({
-    id,
-    at,
-    transport: kind,
-    method: c.req.method,
-    path,
-    operation: calls.length ? calls.map((x) => x.operation).join(', ') : c.req.method,
-    status: res.status,
-    durationMs: ms,
-    agent: profile,
-    idempotencyKey: calls.find((x) => x.idempotencyKey)?.idempotencyKey ?? null,
-    requestHeaders: rawHeaders(c),
-    responseHeaders,
-    requestBody: request.body,
-    requestCut: request.cut,
-    responseBody: response.body,
-    responseCut: response.cut,
-    notes,
-  });
+  r.operation = calls.length ? calls.map((x) => x.operation).join(', ') : r.method;
+  if (transport === 'mcp') {
+    r.transport = 'mcp';
+    r.agent = profile;
+    r.idempotencyKey = calls.find((x) => x.idempotencyKey)?.idempotencyKey ?? null;
+    r.agentNamed = calls.every((x) => x.agentNamed);
+  }
+  if (refusal) r.refusal = { code: own(refusal.code, 60), content: own(refusal.content, 300) };
+  r.notes = notes;
+  shopLog.add(r);
   if (!messages.length) return undefined;
   const roots = transport === 'mcp' ? (Array.isArray(requestJson()) ? (requestJson() as unknown[]) : [requestJson()]).map((m: any) => m?.params?.arguments) : [requestJson()];
-  return productIdsAsVariants(c, shop, messages, roots).then((found) => void notes.push(...found));
+  return productIdsAsVariants(c, shopLog.shopId, messages, roots).then((found) => void notes.push(...found));
 }
 
 /** The recording middleware; `transport` by mount point. */

@@ -2,108 +2,188 @@
  * The request inspector's memory (docs/sandbox.md "What is kept, and what it costs"): per shop, a
  * ring of its most recent exchanges and the little state the hygiene notes need (notes.ts).
  *
- * Recording is cheap on the request path: an exchange keeps references to what the server already
- * holds (the body texts, Node's raw header list, the response headers) and bounded copies of the
- * rest; redaction (redact.ts), cutting and serializing happen when the inspector is read, once per
- * exchange (the shown form then replaces the raw one).
+ * Recording is cheap on the request path: an exchange's texts (the request's raw header list, the
+ * answer's headers, both bodies) are copied into one buffer outside the JavaScript heap (arena.ts),
+ * and a small record of the rest is kept; redaction (redact.ts), cutting, and what a REST request's
+ * headers say about its sender (fields.ts) wait until the inspector is read.
  *
  * Memory has a real bound (issue 39 point 1: three fields escaped the 8 KiB cut and a development
- * server died of a heap out-of-memory). Every field is bounded: a body text is kept whole up to
- * KEEP_CHARS, else as a copy of its first KEEP_CHARS (a copy, not a slice: V8's slice would keep the
- * whole 1 MiB parent alive); the agent's profile and the idempotency key are copied at most
- * FIELD_CHARS; the notes' fingerprints and key map are hashes; header lists are bounded by Node's
- * 16 KiB header limit. The inspector counts the characters it holds (`inspectorBytes()`: two bytes a
- * character, the worst case) and, past MAX_BYTES across all shops, drops the oldest exchanges first,
- * whatever their shop. Beside it: RING_SIZE exchanges per shop, MAX_SHOPS shops, MAX_KEYS keys and
- * MAX_WAITS waits per shop. One process's memory: under `start:cluster` each worker sees its own.
+ * server died of a heap out-of-memory). The texts live in the arena, MAX_BYTES in all: when it is
+ * full the oldest exchanges across shops are overwritten first, and an exchange whose texts are gone
+ * is gone. A body is kept up to KEEP_CHARS (then cut); the agent's profile and the idempotency key
+ * are copied at most FIELD_CHARS; the notes' fingerprints and key map are hashes. Beside it:
+ * RING_SIZE records per shop, MAX_SHOPS shops, MAX_KEYS keys and MAX_WAITS waits per shop. One
+ * process's memory: under `start:cluster` each worker sees its own.
  */
 import type { Exchange, InspectorTransport, Note } from './exchange.ts';
+import { FIELD_CHARS, headerIn, own, profileOf, restTransportOf } from './fields.ts';
+import { exchangeNotes, type KeyUse, type Sequence, type Wait } from './notes.ts';
 import { headerPairs, redactBody, redactHeaders, redactText } from './redact.ts';
+import { TextArena } from './arena.ts';
 
 export type { Exchange, InspectorTransport, Note, NoteCode } from './exchange.ts';
+export { FIELD_CHARS, own } from './fields.ts';
 
 export const RING_SIZE = 100;
 export const BODY_MAX_CHARS = 8 * 1024;
 /** A body longer than this is kept as a copy of its beginning (redacted by structure up to here, then cut at BODY_MAX_CHARS). */
 export const KEEP_CHARS = 16 * 1024;
-/** The agent's profile URL and the idempotency key, as kept. */
-export const FIELD_CHARS = 512;
 export const MAX_SHOPS = 20;
 export const MAX_KEYS = 500;
 export const MAX_WAITS = 500;
-/** What the inspector may hold across all shops (its own accounting), in bytes. */
+/** The texts the inspector may hold across all shops (its arena), in bytes. */
 export const MAX_BYTES = 24 * 1024 * 1024;
-/** What an exchange costs besides its texts: the object, its numbers, notes, the arrays around it. */
-const EXCHANGE_OVERHEAD = 1024;
+/** A request's header list beyond this many characters is cut (Node's own limit is 16 KiB). */
+const HEADER_CHARS = 64 * 1024;
 
-/** An exchange as recorded on the request path: references and bounded copies, nothing redacted yet. */
+/**
+ * An exchange as the request path hands it over: references to its texts, bounded copies of the
+ * rest. A REST exchange leaves `transport`, `agent`, `idempotencyKey` and `agentNamed` undefined:
+ * they are read from its request headers when it is shown (fields.ts). MCP says them from the body
+ * it parsed.
+ */
 export interface Recorded {
   id: number;
   at: number;
-  transport: InspectorTransport;
+  transport?: InspectorTransport;
   method: string;
   path: string;
   operation: string;
   status: number;
   durationMs: number;
-  agent: string | null;
-  idempotencyKey: string | null;
-  /** Node's raw header list of the request ([name, value, …]), by reference. */
+  agent?: string | null;
+  idempotencyKey?: string | null;
+  /** Every call named an agent profile (MCP: each tools/call's meta; REST: a UCP-Agent header). */
+  agentNamed?: boolean;
+  /** A discovery error the server answered (the profile refused): bounded copies of its code and text. */
+  refusal?: { code: string; content: string };
+  /** The shop's own origin (`https://demo.localhost:8080`): the embedded cart's referer is on it. */
+  origin?: string;
+  /** Node's raw header list of the request ([name, value, …]). */
   requestHeaders: readonly string[];
   /** The answer's headers as the adapter holds them: a Headers, pairs, or a plain object. */
   responseHeaders: Iterable<[string, string]> | Record<string, string>;
+  /** The body texts, whole (null: none, or never read); the store keeps KEEP_CHARS of each. */
   requestBody: string | null;
-  requestCut: boolean;
   responseBody: string | null;
-  responseCut: boolean;
+  /** What the agent's sequence of requests said (notes.ts hygieneNotes); more may be added after (a catalog lookup). */
   notes: Note[];
 }
 
-/** A copy of at most `max` characters that holds no reference to `s` (a V8 slice would keep all of `s` alive). */
-export function own(s: string, max: number): string {
-  if (s.length <= max) return s;
-  return Buffer.from(s.slice(0, max), 'utf16le').toString('utf16le');
+/**
+ * What the store keeps of an exchange: the record without its texts, and where the texts are in
+ * the arena (their byte lengths; -1 for a body there was none of).
+ */
+interface Slot {
+  id: number;
+  at: number;
+  transport: InspectorTransport | undefined;
+  method: string;
+  path: string;
+  operation: string;
+  status: number;
+  durationMs: number;
+  agent: string | null | undefined;
+  idempotencyKey: string | null | undefined;
+  agentNamed: boolean | undefined;
+  refusal: { code: string; content: string } | undefined;
+  origin: string | undefined;
+  notes: Note[];
+  start: number;
+  requestHeaderBytes: number;
+  responseHeaderBytes: number;
+  requestBodyBytes: number;
+  responseBodyBytes: number;
+  requestCut: boolean;
+  responseCut: boolean;
 }
 
-/** A body text as kept: itself when short, else a detached copy of its beginning. */
-export function keepBody(text: string | null): { body: string | null; cut: boolean } {
-  if (text === null || text === '') return { body: null, cut: false };
-  return text.length <= KEEP_CHARS ? { body: text, cut: false } : { body: own(text, KEEP_CHARS), cut: true };
+const arena = new TextArena(MAX_BYTES);
+
+/** A header list as one text: names and values each on a line (neither can hold a line break). */
+function requestHeaderText(raw: readonly string[]): string {
+  let text = '';
+  for (let i = 0; i < raw.length; i++) text += `${raw[i]}\n`;
+  return text.length > HEADER_CHARS ? text.slice(0, HEADER_CHARS) : text;
 }
 
-function headerChars(raw: readonly string[]): number {
-  let n = 0;
-  for (const s of raw) n += s.length;
-  return n;
+function responseHeaderText(headers: Recorded['responseHeaders']): string {
+  let text = '';
+  if (Symbol.iterator in headers) for (const [name, value] of headers as Iterable<[string, string]>) text += `${name}\n${value}\n`;
+  else for (const name in headers) text += `${name}\n${(headers as Record<string, string>)[name]}\n`;
+  return text.length > HEADER_CHARS ? text.slice(0, HEADER_CHARS) : text;
 }
 
-/** What a recorded exchange holds, in bytes (two a character: the worst case of V8's strings). */
-function sizeOf(r: Recorded | Exchange): number {
-  if ('requestHeaders' in r) {
-    return EXCHANGE_OVERHEAD + 2 * ((r.requestBody?.length ?? 0) + (r.responseBody?.length ?? 0) + headerChars(r.requestHeaders) + (r.agent?.length ?? 0) + (r.idempotencyKey?.length ?? 0) + r.path.length + r.operation.length) + 2048;
-  }
-  return EXCHANGE_OVERHEAD + 2 * ((r.request.body?.length ?? 0) + (r.response.body?.length ?? 0) + JSON.stringify(r.request.headers).length + JSON.stringify(r.response.headers).length + (r.agent?.length ?? 0) + (r.idempotency_key?.length ?? 0) + r.path.length + r.operation.length);
-}
+const kept = (body: string | null) => (body === null || body.length <= KEEP_CHARS ? body : body.slice(0, KEEP_CHARS));
+const lines = (text: string) => (text === '' ? [] : text.slice(0, -1).split('\n'));
+const pairs = (list: string[]) => Array.from({ length: list.length >> 1 }, (_, i): [string, string] => [list[2 * i], list[2 * i + 1]]);
 
-/** The exchange as the inspector shows it: redacted, cut, plain data. */
-function show(r: Recorded): Exchange {
-  const req = r.requestBody === null ? { body: null, truncated: false } : redactBody(r.requestBody, BODY_MAX_CHARS, r.requestCut);
-  const res = r.responseBody === null ? { body: null, truncated: false } : redactBody(r.responseBody, BODY_MAX_CHARS, r.responseCut);
+/** Copies an exchange's texts into the arena; the slot says where. */
+function keep(r: Recorded): Slot {
+  const requestHeaders = requestHeaderText(r.requestHeaders);
+  const responseHeaders = responseHeaderText(r.responseHeaders);
+  const requestBody = kept(r.requestBody);
+  const responseBody = kept(r.responseBody);
+  const start = arena.begin(requestHeaders.length + responseHeaders.length + (requestBody?.length ?? 0) + (responseBody?.length ?? 0));
   return {
     id: r.id,
-    at: new Date(r.at).toISOString(),
+    at: r.at,
     transport: r.transport,
     method: r.method,
     path: r.path,
     operation: r.operation,
     status: r.status,
-    duration_ms: Math.round(r.durationMs * 10) / 10,
-    agent: r.agent === null ? null : redactText(r.agent).slice(0, 300),
-    version: r.responseBody === null ? null : answeredVersions(r.responseBody),
-    idempotency_key: r.idempotencyKey === null ? null : redactText(r.idempotencyKey).slice(0, 200),
-    request: { headers: redactHeaders(headerPairs(r.requestHeaders)), body: req.body, truncated: req.truncated },
-    response: { headers: redactHeaders(Symbol.iterator in r.responseHeaders ? (r.responseHeaders as Iterable<[string, string]>) : Object.entries(r.responseHeaders)), body: res.body || null, truncated: res.truncated },
-    notes: [],
+    durationMs: r.durationMs,
+    agent: r.agent,
+    idempotencyKey: r.idempotencyKey,
+    agentNamed: r.agentNamed,
+    refusal: r.refusal,
+    origin: r.origin,
+    notes: r.notes,
+    start,
+    requestHeaderBytes: arena.put(requestHeaders),
+    responseHeaderBytes: arena.put(responseHeaders),
+    requestBodyBytes: requestBody === null ? -1 : arena.put(requestBody),
+    responseBodyBytes: responseBody === null ? -1 : arena.put(responseBody),
+    requestCut: requestBody !== r.requestBody,
+    responseCut: responseBody !== r.responseBody,
+  };
+}
+
+/** The exchange as the inspector shows it: read back, redacted, cut, plain data, with the notes it says by itself. */
+function show(s: Slot): Exchange {
+  let at = s.start;
+  const text = (bytes: number) => {
+    const t = bytes < 0 ? null : arena.read(at, bytes);
+    at += Math.max(0, bytes);
+    return t;
+  };
+  const requestHeaders = lines(text(s.requestHeaderBytes)!);
+  const responseHeaders = pairs(lines(text(s.responseHeaderBytes)!));
+  const requestBody = text(s.requestBodyBytes) || null;
+  const responseBody = text(s.responseBodyBytes) || null;
+  const req = requestBody === null ? { body: null, truncated: false } : redactBody(requestBody, BODY_MAX_CHARS, s.requestCut);
+  const res = responseBody === null ? { body: null, truncated: false } : redactBody(responseBody, BODY_MAX_CHARS, s.responseCut);
+  const transport = s.transport ?? restTransportOf(requestHeaders, s.origin);
+  const agent = s.agent !== undefined ? s.agent : profileOf(headerIn(requestHeaders, 'ucp-agent'));
+  const key = s.idempotencyKey !== undefined ? s.idempotencyKey : (headerIn(requestHeaders, 'idempotency-key') ?? null);
+  const notes = [...s.notes, ...exchangeNotes(transport, s.agentNamed ?? agent !== null, s.refusal)];
+  return {
+    id: s.id,
+    at: new Date(s.at).toISOString(),
+    transport,
+    method: s.method,
+    path: s.path,
+    operation: s.operation,
+    status: s.status,
+    duration_ms: Math.round(s.durationMs * 10) / 10,
+    agent: agent === null ? null : redactText(agent).slice(0, 300),
+    version: responseBody === null ? null : answeredVersions(responseBody),
+    idempotency_key: key === null ? null : redactText(own(key, FIELD_CHARS)).slice(0, 200),
+    request: { headers: redactHeaders(headerPairs(requestHeaders)), body: req.body, truncated: req.truncated },
+    response: { headers: redactHeaders(responseHeaders), body: res.body || null, truncated: res.truncated },
+    // The sequence's notes (they may grow after recording: a catalog lookup), then the exchange's own.
+    notes: notes.map((n) => ({ code: n.code, message: redactText(n.message) })),
   };
 }
 
@@ -122,23 +202,6 @@ export function answeredVersions(text: string): string | null {
   return found.size ? [...found].join(', ') : null;
 }
 
-/** An idempotency key as first seen: a hash of what it was sent with. */
-export interface KeyUse {
-  fingerprint: string;
-  exchange: number;
-}
-
-/** A Retry-After the agent was given, for its next request of the same operation. */
-export interface Wait {
-  until: number;
-  seconds: number;
-  status: number;
-  at: number;
-  /** What was refused: its key's hash and its fingerprint, so only a retry of it is measured against the wait. */
-  key: string | null;
-  fingerprint: string;
-}
-
 /** Insertion-ordered map held to `max` entries (oldest dropped). */
 function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   map.delete(key);
@@ -146,17 +209,7 @@ function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   if (map.size > max) map.delete(map.keys().next().value as K);
 }
 
-interface Slot {
-  recorded?: Recorded;
-  shown?: Exchange;
-  notes: Note[];
-  bytes: number;
-  id: number;
-}
-
-let totalBytes = 0;
-
-export class ShopLog {
+export class ShopLog implements Sequence {
   /** A circular buffer: `count` slots, the newest just before `head`. */
   private readonly ring: Array<Slot | undefined> = new Array(RING_SIZE);
   private head = 0;
@@ -169,63 +222,41 @@ export class ShopLog {
   ) {}
 
   add(r: Recorded): void {
-    const slot: Slot = { recorded: r, notes: r.notes, bytes: sizeOf(r), id: r.id };
-    if (this.count === RING_SIZE) this.dropOldest();
-    this.ring[this.head] = slot;
+    const slot = keep(r);
+    this.ring[this.head] = slot; // over the oldest when the ring is full
     this.head = (this.head + 1) % RING_SIZE;
-    this.count++;
-    totalBytes += slot.bytes;
-    if (totalBytes > MAX_BYTES) dropOldestUntilWithinBound(slot);
+    if (this.count < RING_SIZE) this.count++;
   }
 
+  /** The i-th newest (1: the newest). */
   private at(i: number): Slot | undefined {
     return this.ring[(this.head - i + RING_SIZE * 2) % RING_SIZE];
   }
 
-  /** This shop's oldest exchange, if any. */
-  oldest(): Slot | undefined {
-    return this.count ? this.at(this.count) : undefined;
-  }
-
-  /** Drops this shop's oldest exchange. */
-  dropOldest(): void {
-    const slot = this.at(this.count);
-    if (slot) this.drop(slot);
-  }
-
-  /** Drops one exchange: always its shop's oldest. */
-  drop(slot: Slot): void {
-    if (this.count > 0 && this.at(this.count) === slot) {
-      this.ring[(this.head - this.count + RING_SIZE * 2) % RING_SIZE] = undefined;
-      this.count--;
-    }
-    totalBytes -= slot.bytes;
-    slot.bytes = 0;
-    slot.recorded = undefined;
-    slot.shown = undefined;
-  }
-
-  /** Newest first: at most `limit`, only ids above `since`; each shown (redacted) once, then kept shown. */
+  /** Newest first: at most `limit`, only ids above `since`; each read back from the arena and redacted. */
   list(limit = RING_SIZE, since = 0): Exchange[] {
+    this.forgetOverwritten();
     const out: Exchange[] = [];
     for (let i = 1; i <= this.count && out.length < limit; i++) {
       const slot = this.at(i)!;
       if (slot.id <= since) break; // ids grow with position: everything older is older still
-      if (!slot.shown) {
-        slot.shown = show(slot.recorded!);
-        slot.recorded = undefined;
-        const bytes = sizeOf(slot.shown);
-        totalBytes += bytes - slot.bytes;
-        slot.bytes = bytes;
-      }
-      out.push({ ...slot.shown, notes: slot.notes.map((n) => ({ code: n.code, message: redactText(n.message) })) });
+      out.push(show(slot));
     }
     return out;
   }
 
+  /** Drops the oldest exchanges whose texts the arena has since overwritten (newer shops' traffic). */
+  private forgetOverwritten(): void {
+    while (this.count && !arena.intact(this.at(this.count)!.start)) {
+      this.ring[(this.head - this.count + RING_SIZE * 2) % RING_SIZE] = undefined;
+      this.count--;
+    }
+  }
+
   /** Forgets everything of this shop (it is dropped from the tracked shops). */
   clear(): void {
-    while (this.count) this.dropOldest();
+    this.ring.fill(undefined);
+    this.count = 0;
   }
 
   rememberKey(key: string, use: KeyUse): void {
@@ -234,25 +265,6 @@ export class ShopLog {
 
   rememberWait(who: string, wait: Wait): void {
     boundedSet(this.waits, who, wait, MAX_WAITS);
-  }
-}
-
-/**
- * Past MAX_BYTES, the oldest exchange across shops goes first, until the inspector is within it
- * again (never `keep`, the one just added). Ids grow across the process, so the oldest is the
- * lowest id among each shop's oldest: a look at MAX_SHOPS slots, and only when over the bound (no
- * queue of every exchange kept on the request path).
- */
-function dropOldestUntilWithinBound(keep: Slot): void {
-  while (totalBytes > MAX_BYTES) {
-    let from: ShopLog | undefined;
-    let oldest: Slot | undefined;
-    for (const log of shops.values()) {
-      const slot = log.oldest();
-      if (slot && slot !== keep && (!oldest || slot.id < oldest.id)) [from, oldest] = [log, slot];
-    }
-    if (!from || !oldest) return;
-    from.drop(oldest);
   }
 }
 
@@ -273,8 +285,8 @@ export function setRecordingPaused(value: boolean): void {
   paused = value;
 }
 
-/** The bytes the inspector holds now, by its own accounting. */
-export const inspectorBytes = () => totalBytes;
+/** The bytes of exchange texts the inspector holds now (its arena's, up to MAX_BYTES). */
+export const inspectorBytes = () => arena.used();
 
 /** The shop's log, created on its first exchange; the least recently recorded shop beyond MAX_SHOPS is forgotten. */
 export function logFor(shopId: string, domain: string): ShopLog {
