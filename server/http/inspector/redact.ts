@@ -86,19 +86,23 @@ const SECRET_HEADERS = new Set(['proxy-authorization', 'set-cookie', 'signature-
 
 /** Headers as shown: names lower case, secret values replaced (an Authorization keeps its scheme), the rest redacted by shape. */
 export function redactHeaders(headers: Iterable<[string, string]>, limit = 40): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: a header named `__proto__` or `constructor` is a header like any other.
+  const out: Record<string, string> = Object.create(null);
   let n = 0;
   for (const [name, value] of headers) {
     if (n++ >= limit) break;
     const k = name.toLowerCase();
+    let shown: string;
     if (k === 'idempotency-key' || k === 'ucp-agent' || k === 'content-type') {
-      out[k] = redactText(value.slice(0, 512));
+      shown = redactText(value.slice(0, 512));
     } else if (SECRET_HEADERS.has(k) || isSecretKey(k)) {
       const scheme = /^(\w+)\s/.exec(value)?.[1];
-      out[k] = (k === 'authorization' || k === 'proxy-authorization') && scheme ? `${scheme} ${REDACTED}` : REDACTED;
+      shown = (k === 'authorization' || k === 'proxy-authorization') && scheme ? `${scheme} ${REDACTED}` : REDACTED;
     } else {
-      out[k] = redactText(value.slice(0, 512));
+      shown = redactText(value.slice(0, 512));
     }
+    // A repeated header is shown as HTTP joins it: its values in order, comma-separated.
+    out[k] = k in out ? `${out[k]}, ${shown}` : shown;
   }
   return out;
 }
