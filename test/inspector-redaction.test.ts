@@ -137,6 +137,11 @@ describe('the inspector store shows no secret (issue 39 point 3)', () => {
     for (const k of ['x-auth-token', 'clientSecret', 'PRIVATE_KEY', 'sessionId', 'hmac_sha256', 'accesstoken']) expect([k, isSecretKey(k)]).toEqual([k, true]);
     expect(redactText('see https://a.example/?q=tee&page=2')).toBe('see https://a.example/?q=tee&page=2');
   });
+
+  it('an auth scheme word in prose is not a credential: the note text and product names stay', () => {
+    for (const t of ['Without it the shop cannot tell agents apart or negotiate capabilities.', 'A Basic Tee in navy', 'token limits apply', 'Bearer bonds', 'Digest of the week']) expect(redactText(t)).toBe(t);
+    for (const t of [`negotiate ${S}`, 'Bearer abcdefgh1', 'basic dXNlcjpwYXNz', 'Token tok_live_abc']) expect(redactText(t)).toMatch(/^\w+ \[redacted\]$/);
+  });
 });
 
 describe('end to end: REST and MCP', () => {

@@ -46,6 +46,15 @@ export function isSecretKey(key: string): boolean {
 /** A query parameter whose value is a credential although its name is not one of the words above. */
 const SECRET_PARAMS = new Set(['code', 'key', 'state_token', 'x-amz-security-token', 'x-amz-signature', 'x-amz-credential', 'ep_auth', 'ec_auth', 'st']);
 
+/**
+ * A credential after an auth scheme: 8 characters or more, with a digit, an upper-case letter past
+ * the first, or one of `+/=_-` (a random token of 16 lower-case letters only: ~1 in 10^7). A word of
+ * prose (`capabilities.`, `Tee`) is none of these.
+ */
+function looksLikeCredential(s: string): boolean {
+  return s.length >= 8 && /[0-9A-Z+/=_-]/.test(s.slice(1));
+}
+
 /** Credential shapes in free text, each replaced whole (its prefix kept where it helps to read). */
 const SECRET_SHAPES: Array<[RegExp, string | ((...m: string[]) => string)]> = [
   [/\bucp_sk_[A-Za-z0-9_-]+/g, `ucp_sk_${REDACTED}`],
@@ -56,7 +65,9 @@ const SECRET_SHAPES: Array<[RegExp, string | ((...m: string[]) => string)]> = [
   [/\bgh[pousr]_[A-Za-z0-9]{16,}/g, REDACTED], // GitHub tokens
   [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, REDACTED], // Slack tokens
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED], // AWS access key ids
-  [/\b(Bearer|Basic|Digest|Token|Negotiate|DPoP|HOBA|Mutual)(\s+)[^\s"',;]+/gi, (_m, scheme: string, sp: string) => `${scheme}${sp}${REDACTED}`],
+  // An auth scheme and what follows it, when that looks like a credential: prose says "negotiate
+  // capabilities" and shops sell a "Basic tee" (both were redacted).
+  [/\b(Bearer|Basic|Digest|Token|Negotiate|DPoP|HOBA|Mutual)(\s+)([^\s"',;]+)/gi, (m, scheme: string, sp: string, credential: string) => (looksLikeCredential(credential) ? `${scheme}${sp}${REDACTED}` : m)],
   // userinfo of any URL: scheme://user:pass@host
   [/\b([a-z][a-z0-9+.-]{1,20}:\/\/)[^/@\s"'<>?#]+@/gi, (_m, scheme: string) => `${scheme}${REDACTED}@`],
 ];
