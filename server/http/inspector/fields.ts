@@ -13,7 +13,7 @@ import type { InspectorTransport } from './exchange.ts';
 export const FIELD_CHARS = 512;
 
 /** What the shop's own page may say about itself (host.js's WebMCP tools): `UCP-Inspector-Transport: webmcp`. */
-export const PAGE_TRANSPORT_HEADER = 'ucp-inspector-transport';
+const PAGE_TRANSPORT_HEADER = 'ucp-inspector-transport';
 
 /** A copy of at most `max` characters that holds no reference to `s` (a V8 slice would keep all of `s` alive). */
 export function own(s: string, max: number): string {

@@ -170,7 +170,8 @@ export function hygieneNotes(log: Sequence, s: Seen): Note[] {
   return notes;
 }
 
-const NO_NOTES = Object.freeze([]) as unknown as Note[];
+/** No notes: one frozen list shared by every exchange that has none. */
+export const NO_NOTES = Object.freeze([]) as unknown as Note[];
 
 /**
  * What one exchange says by itself, whatever came before: its agent named no profile (an agent's

@@ -15,7 +15,7 @@ import { log } from '../../lib/log.ts';
 import { parseJson } from './redact.ts';
 import { logFor, nextExchangeId, recordingPaused, type Note, type Recorded, type ShopLog } from './store.ts';
 import { FIELD_CHARS, own, profileOf } from './fields.ts';
-import { canonical, digest, hygieneNotes, lazy, type Call } from './notes.ts';
+import { canonical, digest, hygieneNotes, lazy, NO_NOTES, type Call } from './notes.ts';
 import { incomingOf } from '../metrics.ts';
 import { WRITE_OPERATIONS } from '../../core/access/access-policy.ts';
 import { restOperation } from '../rest-operation.ts';
@@ -194,8 +194,6 @@ function recordRead(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', a
   }
   return recordSequence(c, shopLog, r, transport, requestText, answerText);
 }
-
-const NO_NOTES = Object.freeze([]) as unknown as Note[];
 
 /** An exchange whose notes depend on what came before (a write, a refusal, a wait pending): the whole reading. */
 function recordSequence(c: Context<AppEnv>, shopLog: ShopLog, r: Recorded, transport: 'rest' | 'mcp', requestText: string | null, answerText: string): Promise<void> | undefined {

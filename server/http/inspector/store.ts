@@ -22,7 +22,6 @@ import { headerPairs, redactBody, redactHeaders, redactText } from './redact.ts'
 import { TextArena } from './arena.ts';
 
 export type { Exchange, InspectorTransport, Note, NoteCode } from './exchange.ts';
-export { FIELD_CHARS, own } from './fields.ts';
 
 export const RING_SIZE = 100;
 export const BODY_MAX_CHARS = 8 * 1024;
@@ -72,30 +71,17 @@ export interface Recorded {
 
 /**
  * What the store keeps of an exchange: the record without its texts, and where the texts are in
- * the arena (their byte lengths; -1 for a body there was none of).
+ * the arena (their byte lengths; -1 for a body there was none of). keep() sets every field, so
+ * every slot has one shape.
  */
-interface Slot {
-  id: number;
-  at: number;
-  transport: InspectorTransport | undefined;
-  method: string;
-  path: string;
-  operation: string;
-  status: number;
-  durationMs: number;
-  agent: string | null | undefined;
-  idempotencyKey: string | null | undefined;
-  agentNamed: boolean | undefined;
-  refusal: { code: string; content: string } | undefined;
-  origin: string | undefined;
-  notes: Note[];
+type Slot = Omit<Recorded, 'requestHeaders' | 'responseHeaders' | 'requestBody' | 'responseBody'> & {
   start: number;
   headerBytes: number;
   requestBodyBytes: number;
   responseBodyBytes: number;
   requestCut: boolean;
   responseCut: boolean;
-}
+};
 
 const arena = new TextArena(MAX_BYTES);
 
