@@ -12,6 +12,8 @@ export type Localized = z.infer<typeof Localized>;
 
 const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$/, 'ids are 1-128 letters, digits, _ . : -');
 const Minor = z.number().int().nonnegative();
+/** The shop's own page for a product or variant (its storefront, or a feed's `link`): absolute http(s). */
+const PageUrl = z.string().regex(/^https?:\/\/[^\s]+$/, 'an absolute http(s) URL');
 
 const ChoiceOption = z.object({
   id: Id,
@@ -115,6 +117,8 @@ export const StoredVariant = z.object({
   customizations: z.array(CustomizationDef).optional(),
   quantity_unit: QuantityUnit.optional(),
   unit_price: UnitPricing.optional(),
+  /** The variant's own page on the shop's site, when it has one (a feed's `link`); else the product's `url`. */
+  url: PageUrl.optional(),
 });
 export type StoredVariant = z.infer<typeof StoredVariant>;
 
@@ -122,7 +126,23 @@ export const StoredProduct = z.object({
   id: Id,
   handle: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
   title: Localized,
+  /** Plain text: what `description.plain` answers. HTML belongs in `description_html`. */
   description: Localized,
+  /** The description as the shop wrote it in HTML (an import's source), answered as UCP's `description.html`. */
+  description_html: Localized.optional(),
+  /**
+   * `active` (default): searched and sold. `hidden`: not offered in search or browsing, but found by
+   * id (lookup, product page) and sold, like a product reachable only by its link. `unavailable`:
+   * not sold (draft, archived, unpublished, or gone from its import source): not in search, every
+   * variant answers `discontinued`, carts holding it read with a message, new lines are refused.
+   */
+  status: z.enum(['active', 'hidden', 'unavailable']).optional(),
+  /** The product's own page on the shop's site (docs/catalog-import.md); default: this server's storefront page. */
+  url: PageUrl.optional(),
+  /** Brand or vendor: searchable, answered in `metadata.brand`. */
+  brand: z.string().min(1).max(200).optional(),
+  /** The import source that brought the product (`ucp-storefront import`): re-importing it updates or retires the product. */
+  source: z.string().min(1).max(2048).optional(),
   categories: z.array(z.string().min(1)).default([]),
   tags: z.array(z.string()).optional(),
   media: z.array(StoredMedia).optional(),
