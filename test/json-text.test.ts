@@ -25,6 +25,14 @@ describe('parseJsonText', () => {
     expect(error('{"a": 1}\nx')).not.toMatch(/position/);
   });
 
+  it('names the unexpected token where it is when V8 gives no position (a CSV is wrong at line 1, not at its end)', () => {
+    const csv = 'ID,Type,SKU,Name\n' + '1,simple,a,Mug\n'.repeat(25);
+    expect(error(csv)).toBe("invalid JSON at line 1, column 1: Unexpected token 'I'");
+    // Past the first 10 characters V8 quotes the text around the token: located from that quote.
+    expect(error('{\n  "a": 1,\n  "b": x123456789012345\n}')).toBe("invalid JSON at line 3, column 8: Unexpected token 'x'");
+    expect(error('{"aaaaaaaaaaaaaaaaaaaaaaaa": tru}')).toMatch(/^invalid JSON at line 1, column 33: /);
+  });
+
   it('reads a file an editor saved with a byte order mark', () => {
     expect(parseJsonText('\ufeff{"a": 1}')).toEqual({ a: 1 });
   });

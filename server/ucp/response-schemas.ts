@@ -61,7 +61,8 @@ const VariantSchema = z.object({
   id: z.string().describe('The variant id (var_…): what a cart line\'s `item.id` takes.'),
   sku: z.string().optional(),
   title: z.string(),
-  description: z.object({ plain: z.string() }),
+  description: z.object({ plain: z.string(), html: z.string().optional().describe('The description as the shop wrote it in HTML, where it did (an imported catalog): sanitize before rendering.') }),
+  url: z.string().optional().describe('The variant\'s page on the shop\'s own site, where the catalog has one.'),
   price: Price,
   list_price: Price.optional(),
   availability: z.object({ available: z.boolean(), status: z.string().describe('in_stock, limited_availability, backorder, pre_order, out_of_stock or discontinued.') }),
@@ -78,8 +79,8 @@ const ProductSchema = z.object({
   id: z.string().describe('The product id (prod_…); carts take a variant id, not this.'),
   handle: z.string(),
   title: z.string(),
-  description: z.object({ plain: z.string() }),
-  url: z.string(),
+  description: z.object({ plain: z.string(), html: z.string().optional().describe('The description as the shop wrote it in HTML, where it did (an imported catalog): sanitize before rendering.') }),
+  url: z.string().describe('The product\'s page: the shop\'s own site where the catalog names it (an import), else this server\'s storefront page.'),
   categories: z.array(z.object({ value: z.string() })),
   price_range: Range,
   list_price_range: Range.optional(),
@@ -89,6 +90,7 @@ const ProductSchema = z.object({
   tags: z.array(z.string()).optional(),
   rating: z.object({ value: z.number(), scale_max: z.number(), count: z.number().optional() }).optional(),
   selected: z.array(SelectedOption).optional(),
+  metadata: z.object({ brand: z.string().optional() }).optional(),
 });
 
 const messages = z.array(MessageSchema).optional();

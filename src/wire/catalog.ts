@@ -90,7 +90,9 @@ export interface Variant {
   id: string;
   sku?: string;
   title: string;
-  description: { plain: string };
+  description: { plain: string; html?: string };
+  /** The variant's page on the shop's own site, where the catalog has one. */
+  url?: string;
   price: Price;
   list_price?: Price;
   availability: { available: boolean; status: string };
@@ -110,7 +112,7 @@ export interface Product {
   id: string;
   handle: string;
   title: string;
-  description: { plain: string };
+  description: { plain: string; html?: string };
   url: string;
   categories: Array<{ value: string }>;
   price_range: { min: Price; max: Price };
@@ -121,6 +123,8 @@ export interface Product {
   tags?: string[];
   rating?: { value: number; scale_max: number; count?: number };
   selected?: Array<{ name: string; label: string; id?: string }>;
+  /** `brand`: the product's brand or vendor, where the catalog has one. */
+  metadata?: { brand?: string };
 }
 
 export interface SearchResponse {

@@ -172,7 +172,23 @@ export async function writeBatches(tx: DB, batches: Batch[], first: number, ahea
   }
 }
 
-async function writeBatch(tx: DB, { shop, products: batch }: Batch, vectors: Map<string, ProductVectors> | undefined): Promise<void> {
+/** Offered in search and browsing: `active` (or no status). Hidden and unavailable products have no search row. */
+export function isListed(p: Pick<StoredProduct, 'status'>): boolean {
+  return p.status === undefined || p.status === 'active';
+}
+
+/**
+ * A product as stored: an unavailable one's variants all answer `discontinued`, so every path that
+ * sells (carts, orders, the catalog's availability: core/products/stock.ts) refuses it by the one
+ * stock rule, without a second check. Its real statuses come back with the next import that lists it.
+ */
+export function storedForm(p: StoredProduct): StoredProduct {
+  if (p.status !== 'unavailable' || p.variants.every((v) => v.status === 'discontinued')) return p;
+  return { ...p, variants: p.variants.map((v) => ({ ...v, status: 'discontinued' as const })) };
+}
+
+async function writeBatch(tx: DB, { shop, products: given }: Batch, vectors: Map<string, ProductVectors> | undefined): Promise<void> {
+  const batch = given.map(storedForm);
   const rows = batch.map((p) => {
     const prices = p.variants.map((v) => v.price);
     return { id: p.id, price_min: Math.min(...prices), price_max: Math.max(...prices), categories: p.categories };
@@ -190,8 +206,10 @@ async function writeBatch(tx: DB, { shop, products: batch }: Batch, vectors: Map
   if (replaced.length) await sql`delete from variants where shop_id = ${shop.id} and product_id = any(${replaced}::text[])`.execute(tx);
   // The search row carries the product row's position, categories and prices, written together.
   const position = new Map(written.rows.map((r) => [r.id, r.position]));
-  const search = batch.map((p, k) => ({ ...rows[k], position: position.get(p.id), ...(vectors?.get(p.id) ?? vectorText(p, shop.settings.languages)) }));
-  await sql`insert into product_search (shop_id, product_id, position, categories, price_min, price_max, tsv, title_tsv)
+  const search = batch.flatMap((p, k) => (isListed(p) ? [{ ...rows[k], position: position.get(p.id), ...(vectors?.get(p.id) ?? vectorText(p, shop.settings.languages)) }] : []));
+  const unlisted = batch.filter((p) => !isListed(p)).map((p) => p.id);
+  if (unlisted.length) await sql`delete from product_search where shop_id = ${shop.id} and product_id = any(${unlisted}::text[])`.execute(tx);
+  if (search.length) await sql`insert into product_search (shop_id, product_id, position, categories, price_min, price_max, tsv, title_tsv)
     select ${shop.id}, v.id, v.position, v.categories, v.price_min, v.price_max, ${vectors ? sql`v.tsv, v.title_tsv` : VECTORS}
     from jsonb_to_recordset(${JSON.stringify(search)}::jsonb)
       as v(id text, price_min bigint, price_max bigint, categories jsonb, position bigint, ${vectors ? sql`tsv tsvector, title_tsv tsvector` : VECTOR_TEXT_COLUMNS})

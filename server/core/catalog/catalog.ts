@@ -33,6 +33,8 @@ function tsConfig(language: string): string {
 const docText = sql<string>`doc::text`.as('doc');
 const docTextOf = (alias: string) => sql<string>`${sql.ref(`${alias}.doc`)}::text`.as('doc');
 const parseDoc = (text: string): StoredProduct => JSON.parse(text) as StoredProduct;
+/** Browsing shows what search would: no hidden or unavailable product (catalog-store.ts isListed). */
+const LISTED = sql<boolean>`coalesce(doc->>'status', 'active') = 'active'`;
 
 function renderOptions(shop: Shop, locale: Locale, origin: string): RenderOptions {
   return { locale, origin, defaultLanguage: shop.settings.default_language };
@@ -233,7 +235,7 @@ async function searchOnce(db: DB, shop: Shop, req: SearchRequest, locale: Locale
     products = ids.flatMap((id) => docs.get(id) ?? []);
   } else {
     // Browsing: catalog order straight off the (shop_id, position) index.
-    const rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id), req.filters, locale)
+    const rows = await applyFilters(db.selectFrom('products').select(docText).where('shop_id', '=', shop.id).where(LISTED), req.filters, locale)
       .orderBy('position')
       .limit(want)
       .offset(offset)

@@ -66,11 +66,33 @@ export function renderCustomizations(defs: CustomizationDef[], o: RenderOptions)
  * requests may also name it by: server/core/catalog/catalog.ts `optionNamed`).
  */
 function selectedOptions(p: StoredProduct, v: StoredVariant, o: RenderOptions) {
-  return Object.entries(v.options).map(([name, id]) => {
+  return variantOptionsInOrder(p, v).map(([name, id]) => {
     const option = p.options?.find((opt) => opt.name === name);
     const value = option?.values.find((val) => val.id === id);
     return { name: option ? text(option.label, o.locale.language, o.defaultLanguage) : name, label: value ? text(value.label, o.locale.language, o.defaultLanguage) : id, id };
   });
+}
+
+/**
+ * A variant's option entries in the product's option order (Color, Size gives "Green / S" whatever
+ * order the variant's stored map lists them in); names the product does not declare come last.
+ */
+export function variantOptionsInOrder(p: StoredProduct, v: StoredVariant): Array<[string, string]> {
+  const entries = Object.entries(v.options);
+  if (entries.length < 2 || !p.options?.length) return entries;
+  const rank = new Map(p.options.map((opt, i) => [opt.name, i]));
+  return entries.sort(([a], [b]) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity));
+}
+
+/** The product's page: the shop's own (an import's `url`), else this server's storefront page. */
+export function productUrl(p: Pick<StoredProduct, 'url' | 'handle'>, origin: string): string {
+  return p.url ?? `${origin}/products/${p.handle}`;
+}
+
+/** UCP `description`: `plain` always, `html` where the shop wrote HTML (its import source). */
+function description(plain: Parameters<typeof text>[0], html: Parameters<typeof text>[0] | undefined, o: RenderOptions): { plain: string; html?: string } {
+  const t = (x: Parameters<typeof text>[0]) => text(x, o.locale.language, o.defaultLanguage);
+  return html ? { plain: t(plain), html: t(html) } : { plain: t(plain) };
 }
 
 export function variantTitle(p: StoredProduct, v: StoredVariant, o: RenderOptions): string {
@@ -86,7 +108,8 @@ export function renderVariant(p: StoredProduct, v: StoredVariant, o: RenderOptio
     id: v.id,
     ...(v.sku ? { sku: v.sku } : {}),
     title: variantTitle(p, v, o),
-    description: { plain: t(v.description ?? p.description) },
+    description: v.description ? { plain: t(v.description) } : description(p.description, p.description_html, o),
+    ...(v.url ? { url: v.url } : p.url ? { url: p.url } : {}),
     price: price(v.price, o),
     ...(v.list_price !== undefined ? { list_price: price(v.list_price, o) } : {}),
     availability: { available: isAvailable(v), status: availabilityStatus(v) },
@@ -146,8 +169,8 @@ export function renderProduct(p: StoredProduct, o: RenderOptions, variants: Stor
     id: p.id,
     handle: p.handle,
     title: t(p.title),
-    description: { plain: t(p.description) },
-    url: `${o.origin}/products/${p.handle}`,
+    description: description(p.description, p.description_html, o),
+    url: productUrl(p, o.origin),
     categories: p.categories.map((value) => ({ value })),
     price_range: range(p.variants.map((v) => v.price), o),
     ...(hasList ? { list_price_range: range(listPrices, o) } : {}),
@@ -168,6 +191,7 @@ export function renderProduct(p: StoredProduct, o: RenderOptions, variants: Stor
     variants: variants.map((v) => renderVariant(p, v, o)),
     ...(p.tags?.length ? { tags: p.tags } : {}),
     ...(p.rating ? { rating: p.rating } : {}),
+    ...(p.brand ? { metadata: { brand: p.brand } } : {}),
   };
 }
 

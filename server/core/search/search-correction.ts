@@ -103,6 +103,8 @@ export async function searchVocabulary(db: DB, shop: Shop): Promise<Vocabulary> 
     .selectFrom('products')
     .select([sql<unknown>`doc->'title'`.as('title'), sql<unknown>`doc->'tags'`.as('tags'), 'categories'])
     .where('shop_id', '=', shop.id)
+    // Corrections lead to what search can find: a hidden or unavailable product's words are not offered.
+    .where(sql<boolean>`coalesce(doc->>'status', 'active') = 'active'`)
     .execute();
   const words: Vocabulary = new Map();
   for (const r of rows) {

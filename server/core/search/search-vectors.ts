@@ -52,6 +52,9 @@ export function vectorText(p: StoredProduct, languages: string[]): VectorText {
       ...p.categories,
       ...(p.tags ?? []),
       ...(p.options ?? []).flatMap((o) => o.values.map((v) => inLanguage(v.label, lang))),
+      p.brand ?? '',
+      // Words only a variant's own title or description has ("Organic cotton" on one colour).
+      ...p.variants.flatMap((v) => [v.title ? inLanguage(v.title, lang) : '', v.description ? inLanguage(v.description, lang) : '']),
     ];
     text[lang.split('-')[0]] = parts.filter(Boolean).join(' ');
   }
@@ -62,7 +65,7 @@ export function vectorText(p: StoredProduct, languages: string[]): VectorText {
     id: p.id,
     en: text.en ?? '',
     fr: text.fr ?? '',
-    ids: [p.id, p.handle, ...p.variants.flatMap((v) => [v.id, v.sku ?? ''])].filter(Boolean).join(' '),
+    ids: [p.id, p.handle, ...p.variants.flatMap((v) => [v.id, v.sku ?? '', ...(v.barcodes ?? []).map((b) => b.value)])].filter(Boolean).join(' '),
     title_en: localized ? (localized.en ?? '') : (p.title as string),
     title_fr: localized?.fr ?? '',
   };

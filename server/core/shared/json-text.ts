@@ -31,11 +31,29 @@ export function parseJsonText(text: string): unknown {
     // V8 names an offset ("… in JSON at position 16", newer versions add "(line 3 column 6)"), or
     // none when the text ends early ("Unexpected end of JSON input"): that is the end of the text.
     const at = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
-    const offset = at ? Number(at[1]) : body.length;
-    const reason = (at ? message.slice(0, at.index) + message.slice(at.index + at[0].length) : message).replace(/ in JSON$/, '').trim();
+    const offset = at ? Number(at[1]) : (tokenOffset(message, body) ?? body.length);
+    const reason = (at ? message.slice(0, at.index) + message.slice(at.index + at[0].length) : message).replace(/ in JSON$/, '').replace(/^(Unexpected token '.'), [\s\S]* is not valid JSON$/, '$1').trim();
     const { line, column } = lineAndColumn(body, offset);
     throw new JsonSyntaxError(reason || 'not JSON', line, column);
   }
+}
+
+/**
+ * Where an "Unexpected token" is when V8 names no position (`Unexpected token 'I', "ID,Type,SK"...
+ * is not valid JSON`): it quotes the text around the token, 10 characters each side, with `...`
+ * where it cut. Without this, a CSV handed to a JSON reader was said to fail at its last line.
+ */
+function tokenOffset(message: string, body: string): number | undefined {
+  const m = /^Unexpected token '(.)', (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(message);
+  if (!m) return undefined;
+  const [, token, cutBefore, snippet, cutAfter] = m;
+  if (cutBefore) {
+    const start = body.indexOf(snippet);
+    return start < 0 ? undefined : start + 10;
+  }
+  if (cutAfter) return snippet.length - 10;
+  const i = snippet.indexOf(token);
+  return i < 0 ? undefined : i;
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
