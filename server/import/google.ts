@@ -210,7 +210,15 @@ class XmlItems {
  * `image_link` alike); `additional_image_link` holds several addresses separated by commas.
  */
 async function* readTsv(first: string, rest: AsyncIterator<string>): AsyncGenerator<Item[]> {
-  const parser = csvParse({ delimiter: '\t', relax_quotes: true, relax_column_count: true, skip_empty_lines: true, info: true });
+  // The line each whole row ends on, noted as csv-parse reads it (rows may still wait in its buffer when it fails).
+  let lastLine = 0;
+  const parser = csvParse({
+    delimiter: '\t',
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    on_record: (record: string[], context: { lines: number }) => ((lastLine = context.lines), record),
+  });
   const pump = (async () => {
     try {
       for await (const chunk of allChunks(first, rest)) if (!parser.write(chunk)) await new Promise((r) => parser.once('drain', r));
@@ -220,14 +228,12 @@ async function* readTsv(first: string, rest: AsyncIterator<string>): AsyncGenera
     }
   })();
   let header: string[] | undefined;
-  let lastLine = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    for await (const record of parser as AsyncIterable<string[]>) {
       if (!header) {
         header = record.map((h) => h.trim().toLowerCase().replace(/^g:/, '').replace(/\s+/g, '_'));
         if (!header.includes('id') || !(header.includes('title') || header.includes('price'))) throw new ImportParseError(NOT_A_FEED, 1);
       } else yield [tsvItem(header, record)];
-      lastLine = info.lines;
     }
   } catch (e) {
     throw tsvError(e, lastLine, header);
