@@ -98,7 +98,7 @@ const LAYERS: string[][] = [
   ['server/core/search'],
   ['server/core/catalog'],
   ['server/core/carts', 'server/core/orders'],
-  ['src/host', 'src/apps', 'server/seed'],
+  ['src/host', 'src/apps', 'server/seed', 'server/import'],
   ['server/http'],
   ['server/oauth'],
   ['server/ucp', 'server/merchant', 'server/graphql', 'server/dev'],

@@ -216,6 +216,8 @@ export const ShopSettings = z.object({
   rate_limits: z.strictObject({ anonymous: BudgetPair.optional(), keyed: BudgetPair.optional() }).optional(),
   /** host.js registers the shop's tools with in-page agents (WebMCP, docs/webmcp.md) on its own pages. */
   webmcp_enabled: z.boolean().default(true),
+  /** The shop's own site (`https://shop.example.com`): imported products link to their pages there (docs/catalog-import.md). */
+  storefront_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'an absolute http(s) URL').optional(),
   /** The shop's own checkout; without it the handoff shows the order summary and says checkout is not connected. */
   checkout: CheckoutHandoff.optional(),
   /** The shop's policies (returns, shipping), sent as `policies[]` to UCP 2026-08-25 agents (docs/catalog-format.md). */

@@ -7,6 +7,7 @@
 import type { CheckoutHandoff, StoredProduct } from '../formats/catalog-format.ts';
 import { toMinorUnits, type Amount } from './money.ts';
 import type { ImportReport } from './report.ts';
+import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
 
 export const FORMATS = ['shopify', 'woocommerce', 'google', 'jsonld', 'ucp'] as const;
 export type ImportFormat = (typeof FORMATS)[number];
@@ -51,13 +52,14 @@ export interface Adapter {
  * forced format): nothing of it is written. `line` (and `column` where the parser knows it) is
  * 1-based, in the file as an editor shows it.
  */
-export class ImportParseError extends Error {
+export class ImportParseError extends DomainError {
   constructor(
     readonly reason: string,
     readonly line?: number,
     readonly column?: number,
   ) {
-    super(line ? `line ${line}${column ? `, column ${column}` : ''}: ${reason}` : reason);
+    const message = line ? `line ${line}${column ? `, column ${column}` : ''}: ${reason}` : reason;
+    super('malformed', ERROR_CODES.invalidFile, message, [{ path: '$', code: ERROR_CODES.invalidFile, content: message }]);
   }
 }
 

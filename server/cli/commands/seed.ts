@@ -10,6 +10,8 @@ import { demoSources } from '../../seed/demo.ts';
 import { UsageError, type Command, type Io } from '../cli.ts';
 import { withDb } from '../open.ts';
 import { progress } from '../progress.ts';
+import { openSync, readSync, closeSync } from 'node:fs';
+import { importFormatOf } from '../../import/detect.ts';
 
 export const seed: Command = {
   name: 'seed',
@@ -59,6 +61,8 @@ export const seed: Command = {
 function printResult(io: Io, r: FileResult): void {
   if (!r.error) return io.out(`${r.file}: loaded ${r.products} products into shop ${r.shop}`);
   io.err(`${r.file}: ${r.error}`);
+  const other = r.error.startsWith('invalid JSON') ? importFormatOf(head(r.file)) : undefined;
+  if (other) io.err(`  this looks like ${FORMAT_WORDS[other]}, not a catalog file: use ucp-storefront import --shop ID [--domain HOST] ${r.file}`);
   for (const i of r.issues ?? []) io.err(`  ${i.path}: ${i.content}`);
 }
 
@@ -76,4 +80,21 @@ function summarize(io: Io, results: FileResult[], failed: FileResult[], seconds:
 /** --json: one record per file, in the order given; issues as `path: content` lines. */
 function jsonResult(r: FileResult) {
   return { file: r.file, ...(r.error ? { error: r.error, ...(r.issues ? { issues: r.issues.map((i) => `${i.path}: ${i.content}`) } : {}) } : { shop: r.shop, products: r.products }) };
+}
+
+const FORMAT_WORDS: Record<string, string> = { shopify: 'a Shopify product CSV', woocommerce: 'a WooCommerce product CSV', google: 'a Google Merchant Center feed', jsonld: 'schema.org JSON-LD' };
+
+/** The file's first 64 KiB as text ('' when it cannot be read). */
+function head(path: string): string {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(64 * 1024);
+      return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
 }

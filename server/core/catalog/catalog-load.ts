@@ -35,6 +35,8 @@ export interface CatalogSource {
   name: string;
   /** The file's JSON document; throws an Error with a one-line message when it cannot be read. */
   read(): unknown;
+  /** The document is an update of part of the shop (an import, catalog-sync.ts): the shop's discount codes are kept, not replaced. */
+  keepDiscounts?: boolean;
 }
 
 export interface FileResult {
@@ -85,7 +87,7 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
       for (; next < sources.length && products < loadTuning.groupProducts; next++) {
         try {
           const file = checkCatalogFile(sources[next].read());
-          group.push({ index: next, file });
+          group.push({ index: next, file, keepDiscounts: sources[next].keepDiscounts });
           products += file.products.length;
         } catch (e) {
           report(next, failure(sources[next].name, e));
@@ -146,6 +148,7 @@ interface Entry {
   error?: unknown;
   /** The fence kept the group from writing (LoadHooks.fence). */
   skipped?: boolean;
+  keepDiscounts?: boolean;
 }
 
 /** The error behind each failed result, for callers that rethrow it (loadCatalogFile). */
@@ -179,7 +182,7 @@ async function writeGroup(db: DB, group: Entry[], bulk: boolean, scratch: Scratc
       for (const [k, entry] of group.entries()) {
         await sql`savepoint catalog_file`.execute(tx);
         try {
-          await writeFile(tx, entry.file, () => writeBatches(tx, batches, ranges[k].first, ahead, hooks.products, ranges[k].count));
+          await writeFile(tx, entry, () => writeBatches(tx, batches, ranges[k].first, ahead, hooks.products, ranges[k].count));
           await sql`release savepoint catalog_file`.execute(tx);
         } catch (e) {
           await sql`rollback to savepoint catalog_file`.execute(tx);
@@ -192,7 +195,7 @@ async function writeGroup(db: DB, group: Entry[], bulk: boolean, scratch: Scratc
 }
 
 /** The shop row (created or updated by id), its products, its discount codes and its catalog version. */
-async function writeFile(tx: DB, file: CatalogFile, writeProducts: () => Promise<void>): Promise<void> {
+async function writeFile(tx: DB, { file, keepDiscounts }: Entry, writeProducts: () => Promise<void>): Promise<void> {
   const s = file.shop;
   const row = { domain: s.domain.toLowerCase(), name: s.name, protocol_enabled: s.protocol_enabled, settings: JSON.stringify(s.settings) };
   const shop = await tx
@@ -205,7 +208,7 @@ async function writeFile(tx: DB, file: CatalogFile, writeProducts: () => Promise
   // its products to another is free whichever batch writes it (each batch drops only its own).
   if (shop.existed && file.products.length) await sql`delete from variants where shop_id = ${s.id} and product_id = any(${file.products.map((p) => p.id)}::text[])`.execute(tx);
   await writeProducts();
-  await writeShopDiscounts(tx, s.id, file.discounts);
+  if (!keepDiscounts) await writeShopDiscounts(tx, s.id, file.discounts);
   await recordCatalogChange(tx, s.id, file.products.map((p) => p.id));
 }
 

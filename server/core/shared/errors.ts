@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   validationFailed: 'validation_failed',
   invalidRequest: 'invalid_request',
   invalidJson: 'invalid_json',
+  /** An import file that cannot be read as its format (server/import/adapter.ts ImportParseError). */
+  invalidFile: 'invalid_file',
   requestTooLarge: 'request_too_large',
   unsupportedMediaType: 'unsupported_media_type',
   notFound: 'not_found',

@@ -1,0 +1,106 @@
+/**
+ * `ucp-storefront import [options] FILE...` (docs/catalog-import.md): a platform's own export in, a
+ * live shop out. Each file's format is detected from its content; the report says what was
+ * created, updated, left unchanged and made unavailable, every row skipped and why, every column
+ * not carried. `--dry-run` writes nothing and prints the same report.
+ */
+import { CatalogFileError } from '../../core/catalog/catalog-check.ts';
+import { FORMATS, ImportParseError, type ImportFormat } from '../../import/adapter.ts';
+import { fileSources, ImportRefused, runImport, type ImportResult } from '../../import/run.ts';
+import { CliError, UsageError, required, type Command, type Io } from '../cli.ts';
+import { withDb } from '../open.ts';
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'bring a shop\'s catalog in from Shopify, WooCommerce, a Google feed, schema.org JSON-LD or a catalog file',
+  usage: `usage: ucp-storefront import --shop ID [options] FILE [FILE ...]
+
+  FILE                  a Shopify product CSV, a WooCommerce product CSV, a Google Merchant Center
+                        feed (RSS, Atom or tab-separated), a page or file of schema.org Product
+                        JSON-LD, or a catalog file; the format is read from the content
+  --shop ID             the shop to import into (created when new: give --domain)
+  --domain HOST         a new shop's host name (shop.example.com)
+  --name NAME           the shop's display name (new shop: default the domain)
+  --currency CODE       ISO 4217 code the file's prices are in (new shop; default: what the file
+                        says, else USD); an existing shop keeps its own
+  --language TAG        the language the file's texts are in (BCP 47; default the shop's, else en)
+  --storefront-url URL  the shop's own site: products link to their pages there (kept on the shop)
+  --format FORMAT       force one of: ${FORMATS.join(', ')}
+  --source NAME         the name re-imports are matched by (default: the format)
+  --partial             import only what the file lists: nothing becomes unavailable
+  --dry-run             write nothing; print what would happen
+  --json                print the report as one JSON object
+
+  Importing the same source again is a sync: products are updated in place, unchanged ones not
+  written, and products the source brought before and no longer lists become unavailable (not
+  deleted). A file that cannot be parsed writes nothing and names its line.`,
+  options: {
+    shop: { type: 'string' },
+    domain: { type: 'string' },
+    name: { type: 'string' },
+    currency: { type: 'string' },
+    language: { type: 'string' },
+    'storefront-url': { type: 'string' },
+    format: { type: 'string' },
+    source: { type: 'string' },
+    partial: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+  },
+  positionals: true,
+  async run({ values, positionals, io }) {
+    required(values, 'shop');
+    if (!positionals.length) throw new UsageError('no FILE given');
+    const opts = checkOptions(values);
+    const result = await withDb(io, async (db) => {
+      try {
+        return await runImport(db, { sources: fileSources(positionals), format: opts.format, shop: opts.shop, source: values.source, partial: values.partial, dryRun: values['dry-run'] });
+      } catch (e) {
+        if (e instanceof ImportParseError || e instanceof ImportRefused) throw new CliError(e.message);
+        if (e instanceof CatalogFileError) throw new CliError(`${e.message}${e.issues.map((i) => `\n  ${i.path}: ${i.content}`).join('')}`);
+        throw e;
+      }
+    });
+    if (values.json) io.out(JSON.stringify(jsonReport(result), null, 2));
+    else printReport(io, result);
+    return 0;
+  },
+};
+
+function checkOptions(values: Record<string, any>) {
+  if (values.format !== undefined && !FORMATS.includes(values.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}; got '${values.format}'`);
+  if (values.currency !== undefined && !/^[A-Z]{3}$/.test(values.currency)) throw new UsageError(`--currency must be an ISO 4217 code such as USD; got '${values.currency}'`);
+  if (values.language !== undefined && !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(values.language)) throw new UsageError(`--language must be a BCP 47 tag such as en or fr-CA; got '${values.language}'`);
+  const url = values['storefront-url'];
+  if (url !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(url)) throw new UsageError(`--storefront-url must be an http(s) URL such as https://shop.example.com; got '${url}'`);
+  if (values.domain !== undefined && !/^[a-z0-9.-]+(:\d+)?$/i.test(values.domain)) throw new UsageError(`--domain must be a host name such as shop.example.com; got '${values.domain}'`);
+  return {
+    format: values.format as ImportFormat | undefined,
+    shop: { id: values.shop as string, domain: values.domain, name: values.name, currency: values.currency, language: values.language, storefrontUrl: url },
+  };
+}
+
+/** The report of issue 45 point 6, in its field order. */
+export function jsonReport(r: ImportResult) {
+  return { shop: r.shop, format: r.format, products: r.products, variants: r.variants, skipped: r.skipped, warnings: r.warnings, dropped_fields: r.dropped_fields, unchanged: r.unchanged, shop_created: r.shop_created, dry_run: r.dry_run };
+}
+
+function printReport(io: Io, r: ImportResult): void {
+  const p = r.products;
+  const verb = r.dry_run ? 'would import' : 'imported';
+  io.out(`${verb} ${r.format} into shop ${r.shop}${r.shop_created ? ' (new)' : ''}${r.unchanged ? ': nothing changed' : ''}`);
+  const rows: Array<[string, number]> = [['created', p.created], ['updated', p.updated], ['unchanged', p.unchanged], ['unavailable', p.unavailable], ['variants', r.variants], ['skipped', r.skipped.length]];
+  for (const [k, n] of rows) io.out(`  ${k.padEnd(12)}${String(n).padStart(8)}`);
+  if (r.skipped.length) {
+    io.out('skipped:');
+    for (const s of r.skipped) io.out(`  ${s.ref}: ${s.reason}`);
+  }
+  if (r.warnings.length) {
+    io.out('warnings:');
+    for (const w of r.warnings) io.out(`  ${w}`);
+  }
+  const dropped = Object.entries(r.dropped_fields);
+  if (dropped.length) {
+    io.out('columns not carried (rows with a value):');
+    for (const [c, n] of dropped) io.out(`  ${c}: ${n}`);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * An import's bytes as text chunks: UTF-8 only (what every platform exports today), decoded as they
+ * stream. A byte that is not UTF-8 stops the import naming its line, with what to do (a spreadsheet
+ * saved the file as Windows-1252); a UTF-16 file says so. A leading byte order mark is dropped.
+ */
+import { createReadStream } from 'node:fs';
+import { ImportParseError } from './adapter.ts';
+
+/** Decodes byte chunks as UTF-8, throwing ImportParseError at the first invalid byte's line. */
+export async function* utf8Chunks(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  let lines = 1;
+  let first = true;
+  for await (const chunk of bytes) {
+    if (first && chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
+      throw new ImportParseError('the file is UTF-16 text: save or export it as UTF-8 (CSV UTF-8 in a spreadsheet)', 1);
+    }
+    first = false;
+    let text: string;
+    try {
+      text = decoder.decode(chunk, { stream: true });
+    } catch {
+      throw notUtf8(chunk, lines);
+    }
+    lines += count(text, '\n');
+    if (text) yield text;
+  }
+  try {
+    const rest = decoder.decode();
+    if (rest) yield rest;
+  } catch {
+    throw new ImportParseError('the file ends inside a UTF-8 character: it was cut short', lines);
+  }
+}
+
+function notUtf8(chunk: Uint8Array, linesBefore: number): ImportParseError {
+  // Decoded leniently, the first replacement character is where the bad byte was.
+  const lenient = new TextDecoder('utf-8').decode(chunk);
+  const at = lenient.indexOf('\ufffd');
+  const before = at < 0 ? lenient : lenient.slice(0, at);
+  const line = linesBefore + count(before, '\n');
+  const column = before.length - before.lastIndexOf('\n');
+  return new ImportParseError('not UTF-8 text (a spreadsheet may have saved it as Windows-1252 or Latin-1): export it again as UTF-8', line, column);
+}
+
+function count(text: string, ch: string): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/** A file's text chunks (64 KiB reads); a missing or unreadable file is a one-line error. */
+export function fileChunks(path: string): AsyncGenerator<string> {
+  return utf8Chunks(createReadStream(path, { highWaterMark: 64 * 1024 }));
+}
+
+/**
+ * The first chunks of a stream, up to `bytes` characters, for detecting the format, and the whole
+ * stream again (what was read first, then the rest) for the adapter: nothing is read twice.
+ */
+export async function peek(chunks: AsyncIterator<string>, bytes = 64 * 1024): Promise<{ head: string; all: AsyncIterable<string> }> {
+  const held: string[] = [];
+  let size = 0;
+  let done = false;
+  while (size < bytes) {
+    const r = await chunks.next();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    held.push(r.value);
+    size += r.value.length;
+  }
+  const head = held.join('').replace(/^\ufeff/, '');
+  async function* all() {
+    let firstChunk = true;
+    for (const c of held) {
+      yield firstChunk ? c.replace(/^\ufeff/, '') : c;
+      firstChunk = false;
+    }
+    if (done) return;
+    for (let r = await chunks.next(); !r.done; r = await chunks.next()) yield r.value;
+  }
+  return { head, all: all() };
+}
