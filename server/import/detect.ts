@@ -53,12 +53,13 @@ function delimited(text: string): Detected {
   const { columns, tab } = headerColumns(text);
   const has = (c: string) => columns.includes(c);
   const lower = new Set(columns.map((c) => c.toLowerCase().replace(/^g:/, '')));
-  if (has('Handle')) return { format: 'shopify' };
+  // Shopify's template before 2024 (`Handle`) and since (`URL handle`, `Title`).
+  if (has('Handle') || has('URL handle')) return { format: 'shopify' };
   if (has('ID') && has('Type') && has('Name')) return { format: 'woocommerce' };
   if (lower.has('id') && (lower.has('title') || lower.has('price'))) return { format: 'google' };
   const shown = columns.slice(0, 6).join(tab ? '\\t' : ',');
   return {
-    why: `a ${tab ? 'tab-separated' : 'comma-separated'} file whose header (${shown || 'empty'}${columns.length > 6 ? ', …' : ''}) is none of: a Shopify product CSV (column Handle), a WooCommerce product CSV (columns ID, Type, Name), a Google Merchant Center text feed (columns id, title, price)`,
+    why: `a ${tab ? 'tab-separated' : 'comma-separated'} file whose header (${shown || 'empty'}${columns.length > 6 ? ', …' : ''}) is none of: a Shopify product CSV (column Handle or URL handle), a WooCommerce product CSV (columns ID, Type, Name), a Google Merchant Center text feed (columns id, title, price)`,
   };
 }
 

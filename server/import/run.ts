@@ -124,7 +124,7 @@ async function openSource(name: string, chunks: AsyncIterable<string>, forced?: 
 /** What the forced format's files have that this one lacks, in its own words. */
 function missingFor(format: ImportFormat, head: string): string {
   const { columns } = headerColumns(head);
-  if (format === 'shopify') return 'no column Handle';
+  if (format === 'shopify') return 'no column Handle (or URL handle)';
   if (format === 'woocommerce') return `no column ${['ID', 'Type', 'Name'].filter((c) => !columns.includes(c)).join(', ') || 'ID'}`;
   if (format === 'google') return 'no g: namespace items and no id/title/price header';
   if (format === 'jsonld') return 'no schema.org Product in the document';
