@@ -1,13 +1,13 @@
 /** Every import format's adapter, by name (docs/catalog-import.md). */
 import type { Adapter, ImportFormat } from './adapter.ts';
+import { google } from './google.ts';
+import { jsonld } from './jsonld.ts';
 import { shopify } from './shopify.ts';
 import { ucp } from './ucp.ts';
 import { woocommerce } from './woocommerce.ts';
 
-const loaded: Partial<Record<ImportFormat, Adapter>> = { shopify, woocommerce, ucp };
+const adapters: Record<ImportFormat, Adapter> = { shopify, woocommerce, google, jsonld, ucp };
 
 export function adapterFor(format: ImportFormat): Adapter {
-  const a = loaded[format];
-  if (!a) throw new Error(`no adapter for ${format}`);
-  return a;
+  return adapters[format];
 }
