@@ -8,7 +8,7 @@ import { startServer } from './server.ts';
 import { ConfigError, loadConfig, logJson, type Config } from './config.ts';
 import { configureLog, log as serverLog } from './lib/log.ts';
 import { describeStartFailure } from './db/start-failure.ts';
-import { demoCredentialsText } from './seed/accounts.ts';
+import { accountsText } from './seed/accounts.ts';
 import { DEMO_FIXTURES } from './seed/fixtures.ts';
 import { demoAgentProfileUrl } from './core/shops/ucp-profile.ts';
 import { UCP_LATEST } from '../src/wire/version.ts';
@@ -90,7 +90,7 @@ export async function main(overrides: Partial<Config> = {}, sink: (line: string)
     // The sandbox (docs/sandbox.md): where to see what an agent sent, and the demo's test fixtures.
     log(`  request inspector    http://localhost:${port}/dev/  (every shop's recent REST and MCP exchanges, with hygiene notes; \`npx ucp-storefront requests --shop demo.localhost\`)`);
     if (shops.some((s) => s.domain === 'demo.localhost')) log(`  demo fixtures        ${DEMO_FIXTURES} (docs/sandbox.md)`);
-    log(demoCredentialsText(port));
+    log(await accountsText(running.db, port));
   }
 
   stopOnSignals(running, log);

@@ -17,6 +17,30 @@ export interface Io {
   stream?: NodeJS.WriteStream;
   /** Ends a command that runs until stopped (`requests --follow`); the process's own run ends on Ctrl-C. */
   signal?: AbortSignal;
+  /** Everything on standard input, read to its end (`owners create --password-stdin`); absent: no input. */
+  stdin?: () => Promise<string>;
+}
+
+/** Most standard input a command reads (a password, a line of text). */
+export const STDIN_LIMIT = 64 * 1024;
+
+/** Reads `stream` to its end, as UTF-8; more than STDIN_LIMIT bytes is a CliError. */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > STDIN_LIMIT) throw new CliError(`standard input is longer than ${STDIN_LIMIT} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One line from the command's standard input: its end-of-line (`\n` or `\r\n`) removed, nothing else. */
+export async function readStdinLine(io: Io): Promise<string> {
+  if (!io.stdin) throw new CliError('no standard input to read from');
+  return (await io.stdin()).replace(/\r?\n$/, '');
 }
 
 export const processIo = (): Io => ({
@@ -25,6 +49,7 @@ export const processIo = (): Io => ({
   isTTY: !!process.stderr.isTTY,
   env: process.env,
   stream: process.stderr,
+  stdin: () => readAll(process.stdin),
 });
 
 /** A usage mistake: its message and the command's usage go to stderr, exit code 2. */

@@ -9,12 +9,13 @@ import { apps } from './commands/apps.ts';
 import { channelKeys } from './commands/channel-keys.ts';
 import { importCommand } from './commands/import.ts';
 import { keys } from './commands/keys.ts';
+import { owners } from './commands/owners.ts';
 import { reset } from './commands/reset.ts';
 import { requests } from './commands/requests.ts';
 import { seed } from './commands/seed.ts';
 import { start } from './commands/start.ts';
 
-export const COMMANDS: Command[] = [start, seed, importCommand, apps, channelKeys, keys, reset, requests];
+export const COMMANDS: Command[] = [start, seed, importCommand, apps, owners, channelKeys, keys, reset, requests];
 
 export const USAGE = `usage: ucp-storefront COMMAND [options]
 

@@ -4,6 +4,7 @@
  */
 import type { DB } from '../db/index.ts';
 import { DEMO_APPS, createUser, registerApp } from '../core/accounts/accounts.ts';
+import { verifyPassword } from '../lib/crypto.ts';
 
 export const DEMO_REDIRECT_URI = 'http://127.0.0.1:5555/callback';
 
@@ -37,13 +38,35 @@ export async function seedAccounts(db: DB): Promise<void> {
   }
 }
 
-export function demoCredentialsText(port: number): string {
+/** Accounts the start banner names; more are counted. */
+export const BANNER_ACCOUNTS = 10;
+
+/**
+ * The banner's accounts lines: the accounts that exist in the database (the demo users with their
+ * password while it is still the seeded one, any other with its e-mail and shop only), the demo
+ * apps that exist, and where to sign in. Nothing here is printed from a list of what should exist.
+ */
+export async function accountsText(db: DB, port: number): Promise<string> {
   const base = `http://localhost:${port}`;
-  return [
-    `  account service      ${base}/oauth2/authorize  (metadata ${base}/.well-known/oauth-authorization-server)`,
-    `  demo users           owner@demo.localhost / demo (shop_demo), owner@other.localhost / other (shop_other)`,
-    `  demo apps            ${DEMO_APPS.confidential} / demo-secret (confidential), ${DEMO_APPS.public} (public, PKCE); redirect URI ${DEMO_REDIRECT_URI}`,
-    `  merchant API         ${base}/merchants/shop_demo/3.0/products`,
-    `  admin, own apps      ${base}/admin  (sign in as a demo user; register OAuth apps while the server runs)`,
-  ].join('\n');
+  const users = await db.selectFrom('users').select(['username', 'merchant_id', 'password_hash']).orderBy('merchant_id').orderBy('username').limit(BANNER_ACCOUNTS + 1).execute();
+  const known = new Map<string, string>(DEMO_ACCOUNTS.users.map((u) => [u.username, u.password]));
+  const named: string[] = [];
+  for (const u of users.slice(0, BANNER_ACCOUNTS)) {
+    const demo = known.get(u.username);
+    named.push(demo !== undefined && (await verifyPassword(demo, u.password_hash)) ? `${u.username} / ${demo} (${u.merchant_id})` : `${u.username} (${u.merchant_id})`);
+  }
+  if (users.length > BANNER_ACCOUNTS) {
+    const { n } = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    named.push(`… and ${Number(n) - BANNER_ACCOUNTS} more (npx ucp-storefront owners list)`);
+  }
+  const apps = await db.selectFrom('oauth_clients').select('id').where('id', 'in', [DEMO_APPS.confidential, DEMO_APPS.public]).execute();
+  const has = (id: string) => apps.some((a) => a.id === id);
+  const appText = [has(DEMO_APPS.confidential) ? `${DEMO_APPS.confidential} / demo-secret (confidential)` : '', has(DEMO_APPS.public) ? `${DEMO_APPS.public} (public, PKCE)` : ''].filter(Boolean);
+  const lines = [`  account service      ${base}/oauth2/authorize  (metadata ${base}/.well-known/oauth-authorization-server)`];
+  if (named.length) lines.push(`  accounts             ${named.join(', ')}`);
+  else lines.push('  accounts             none: create a shop owner with `npx ucp-storefront owners create --shop ID --email E --password-stdin`');
+  if (appText.length) lines.push(`  demo apps            ${appText.join(', ')}; redirect URI ${DEMO_REDIRECT_URI}`);
+  if (users.length) lines.push(`  merchant API         ${base}/merchants/${users[0].merchant_id}/3.0/products`);
+  lines.push(`  admin, own apps      ${base}/admin  (sign in as an account above; register OAuth apps while the server runs)`);
+  return lines.join('\n');
 }

@@ -3,6 +3,7 @@
  * (clients) registered against it. Passwords are scrypt hashes, client secrets sha256 digests
  * compared in constant time.
  */
+import { z } from 'zod';
 import type { DB } from '../../db/index.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto.ts';
 
@@ -41,6 +42,70 @@ export async function createUser(db: DB, u: { id?: string; username: string; nam
   };
   await db.insertInto('users').values(row).execute();
   return toUser(row);
+}
+
+/**
+ * The password rule of accounts created outside the demo seed (`ucp-storefront owners create`): the
+ * account service had none before, so this is the one place it lives. Not trimmed: a password is
+ * taken as typed.
+ */
+export const PASSWORD_RULES = { minLength: 8, maxLength: 1024 };
+
+/** Why `password` may not be a new account's password, or null. */
+export function passwordProblem(password: string): string | null {
+  if (!password) return 'the password is empty';
+  const length = [...password].length;
+  if (length < PASSWORD_RULES.minLength) return `a password has at least ${PASSWORD_RULES.minLength} characters (this one has ${length})`;
+  if (length > PASSWORD_RULES.maxLength) return `a password has at most ${PASSWORD_RULES.maxLength} characters`;
+  if (/[\u0000-\u001f\u007f]/.test(password)) return 'a password has no control characters (a tab, a NUL, a second line)';
+  return null;
+}
+
+/** Sign-in names are e-mail addresses, lower-cased; the same rule as a customer's e-mail. */
+const Email = z.string().trim().toLowerCase().pipe(z.email()).pipe(z.string().max(254));
+
+/** The account name an e-mail address signs in as, or why it cannot. */
+export function normalizeEmail(email: string): { ok: true; email: string } | { ok: false; problem: string } {
+  const r = Email.safeParse(email);
+  return r.success ? { ok: true, email: r.data } : { ok: false, problem: `'${email}' is not an e-mail address` };
+}
+
+export async function findUserByUsername(db: DB, username: string): Promise<User | null> {
+  const row = await db.selectFrom('users').select(['id', 'username', 'name', 'merchant_id']).where('username', '=', username.trim().toLowerCase()).executeTakeFirst();
+  return row ? toUser(row) : null;
+}
+
+/** Every account, or one shop's; by shop, then sign-in name. */
+export async function listUsers(db: DB, merchantId?: string): Promise<Array<User & { createdAt: Date }>> {
+  let q = db.selectFrom('users').select(['id', 'username', 'name', 'merchant_id', 'created_at']);
+  if (merchantId !== undefined) q = q.where('merchant_id', '=', merchantId);
+  const rows = await q.orderBy('merchant_id').orderBy('username').execute();
+  return rows.map((r) => ({ ...toUser(r), createdAt: new Date(r.created_at) }));
+}
+
+/**
+ * Deletes an account and, in one transaction, everything issued to it (as deleting an app does):
+ * its access and refresh tokens, authorization codes and sign-in sessions, and the apps it
+ * registered on the admin page with whatever was issued to those. Its tokens stop working at once.
+ * Null when no account has that sign-in name.
+ */
+export async function deleteUser(db: DB, username: string): Promise<(User & { apps: number }) | null> {
+  return db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('users').select(['id', 'username', 'name', 'merchant_id']).where('username', '=', username.trim().toLowerCase()).forUpdate().executeTakeFirst();
+    if (!row) return null;
+    const apps = (await tx.selectFrom('oauth_clients').select('id').where('owner_user_id', '=', row.id).execute()).map((a) => a.id);
+    await tx.deleteFrom('oauth_tokens').where('user_id', '=', row.id).execute();
+    await tx.deleteFrom('oauth_codes').where('user_id', '=', row.id).execute();
+    await tx.deleteFrom('oauth_sessions').where('user_id', '=', row.id).execute();
+    if (apps.length) {
+      await tx.deleteFrom('oauth_tokens').where('client_id', 'in', apps).execute();
+      await tx.deleteFrom('oauth_codes').where('client_id', 'in', apps).execute();
+      await tx.deleteFrom('oauth_requests').where('client_id', 'in', apps).execute();
+      await tx.deleteFrom('oauth_clients').where('id', 'in', apps).execute();
+    }
+    await tx.deleteFrom('users').where('id', '=', row.id).execute();
+    return { ...toUser(row), apps: apps.length };
+  });
 }
 
 export async function findUser(db: DB, id: string): Promise<User | null> {
