@@ -14,6 +14,7 @@ import { FormTextError, oauthRoutes } from './oauth/routes.ts';
 import { adminRoutes } from './oauth/admin.ts';
 import { merchantRoutes } from './merchant/routes.ts';
 import { devRoutes } from './dev/routes.ts';
+import { controlRoutes } from './control/routes.ts';
 import { platformHome } from './oauth/home.ts';
 import { DomainError, ERROR_CODES } from './core/shared/errors.ts';
 import { envelope } from './merchant/errors.ts';
@@ -62,6 +63,7 @@ export function platformRoutes(): MiddlewareHandler<AppEnv> {
   inner.route('/', adminRoutes());
   inner.route('/merchants/:merchantId', merchantRoutes());
   inner.route('/dev', devRoutes());
+  inner.route('/control', controlRoutes());
   inner.notFound(() => new Response(null, { status: 404, headers: { [MISS]: '1' } }));
   inner.onError((err, c) => {
     if (err instanceof FormTextError) {

@@ -101,7 +101,7 @@ const LAYERS: string[][] = [
   ['src/host', 'src/apps', 'server/seed', 'server/import'],
   ['server/http'],
   ['server/oauth'],
-  ['server/ucp', 'server/merchant', 'server/graphql', 'server/dev'],
+  ['server/ucp', 'server/merchant', 'server/graphql', 'server/dev', 'server/control'],
   ['server/mcp', 'server/storefront'],
   ['server/app.ts', 'server/platform.ts', 'server/server.ts', 'server/cluster.ts', 'server/main.ts', 'server/cli'],
 ];

@@ -9,7 +9,8 @@
  * a command refused the directory can name the running server's real address in its advice
  * (`lockOwner`), whatever port it was started on.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 export class DataDirInUse extends Error {
@@ -74,15 +75,28 @@ export function lockDataDir(dataDir: string): () => void {
   throw new Error(`Could not take the lock of ${dataDir}.`);
 }
 
-/** Writes `url` (where this process serves) into the directory's lock, which this process holds. */
+/**
+ * This process's control token (server/control/routes.ts): written on the lock's third line, the
+ * file readable by its owner only, so a command run by whoever may open the data directory hands
+ * its work (an import) to the server that holds it. Anyone who can read it could open the
+ * database itself: it grants nothing the directory does not.
+ */
+let controlToken: string | undefined;
+export function ownControlToken(): string | undefined {
+  return controlToken;
+}
+
+/** Writes `url` (where this process serves) and a fresh control token into the directory's lock, which this process holds. */
 export function recordAddress(dataDir: string, url: string): void {
   const file = join(dataDir, 'ucp.lock');
   if (!held.has(file)) return;
-  writeFileSync(file, `${process.pid}\n${url}\n`);
+  controlToken ??= randomBytes(32).toString('base64url');
+  writeFileSync(file, `${process.pid}\n${url}\n${controlToken}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
-/** The live process holding `dataDir`, and the address it recorded (undefined before it listens). */
-export function lockOwner(dataDir: string): { pid: number; url?: string } | null {
+/** The live process holding `dataDir`, the address it recorded (undefined before it listens) and its control token. */
+export function lockOwner(dataDir: string): { pid: number; url?: string; token?: string } | null {
   let text: string;
   try {
     text = readFileSync(join(dataDir, 'ucp.lock'), 'utf8');
@@ -91,6 +105,6 @@ export function lockOwner(dataDir: string): { pid: number; url?: string } | null
   }
   const pid = ownerPid(text);
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return null;
-  const url = text.split('\n')[1]?.trim();
-  return url ? { pid, url } : { pid };
+  const [, url, token] = text.split('\n').map((l) => l.trim());
+  return url ? { pid, url, ...(token ? { token } : {}) } : { pid };
 }

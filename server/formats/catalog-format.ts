@@ -10,8 +10,28 @@ import { z } from 'zod';
 export const Localized = z.union([z.string().min(1), z.record(z.string().min(2), z.string())]);
 export type Localized = z.infer<typeof Localized>;
 
+/**
+ * The refusals of mistakes a sync tool or a hand-written file makes that zod alone would let by
+ * (a dropped key, a rounded price, markup in plain text); each message says what to do instead.
+ */
+export const CATALOG_MESSAGES = {
+  productPrice: 'price belongs on each variant, in minor units (variants[].price: 2550 for 25.50)',
+  plainText: 'plain text expected; put HTML in description_html',
+  minorUnits: 'an integer in minor units expected (2550 for 25.50), not a decimal',
+} as const;
+
+/** An HTML tag (`<p>`, `</b>`, `<br/>`, `<a href=…>`) or comment; a lone `<` (`size < 10`) is text. */
+const HTML_TAG = /<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>|<!--/i;
+const PlainString = z.string().refine((t) => !HTML_TAG.test(t), CATALOG_MESSAGES.plainText);
+/** Localized text buyers read as plain text (titles, `description`): HTML tags are refused. */
+export const PlainLocalized = z.union([PlainString.min(1), z.record(z.string().min(2), PlainString)]);
+
 const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$/, 'ids are 1-128 letters, digits, _ . : -');
-const Minor = z.number().int().nonnegative();
+/** Money: an integer in the shop currency's minor units; 25.5 is refused saying so. */
+const Minor = z
+  .number({ error: (i) => (i.input === undefined ? undefined : CATALOG_MESSAGES.minorUnits) })
+  .int({ error: CATALOG_MESSAGES.minorUnits })
+  .nonnegative();
 /** The shop's own page for a product or variant (its storefront, or a feed's `link`): absolute http(s). */
 const PageUrl = z.string().regex(/^https?:\/\/[^\s]+$/, 'an absolute http(s) URL');
 
@@ -103,8 +123,8 @@ export const StoredVariant = z.object({
   id: Id,
   sku: z.string().optional(),
   /** Defaults to the option labels joined with " / ", or the product title. */
-  title: Localized.optional(),
-  description: Localized.optional(),
+  title: PlainLocalized.optional(),
+  description: PlainLocalized.optional(),
   /** option name -> option value id, e.g. {"size": "m", "color": "blue"}. */
   options: z.record(z.string(), z.string()).default({}),
   price: Minor,
@@ -125,9 +145,11 @@ export type StoredVariant = z.infer<typeof StoredVariant>;
 export const StoredProduct = z.object({
   id: Id,
   handle: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
-  title: Localized,
+  title: PlainLocalized,
   /** Plain text: what `description.plain` answers. HTML belongs in `description_html`. */
-  description: Localized,
+  description: PlainLocalized,
+  /** Never here: prices are per variant (`variants[].price`). Named so it is refused, not dropped. */
+  price: z.never({ error: CATALOG_MESSAGES.productPrice }).optional().describe(`Not allowed: ${CATALOG_MESSAGES.productPrice}.`),
   /** The description as the shop wrote it in HTML (an import's source), answered as UCP's `description.html`. */
   description_html: Localized.optional(),
   /**
@@ -157,8 +179,31 @@ export const StoredProduct = z.object({
     .optional(),
   variants: z.array(StoredVariant).min(1),
   rating: z.object({ value: z.number(), scale_max: z.number(), count: z.number().int().optional() }).optional(),
-});
+}).superRefine(variantOptionsDeclared);
 export type StoredProduct = z.infer<typeof StoredProduct>;
+
+/**
+ * Each variant's `options` names an option the product declares (`options[].name`) and one of
+ * that option's value ids: anything else would be a choice no buyer can make.
+ */
+function variantOptionsDeclared(
+  p: { options?: Array<{ name: string; values: Array<{ id: string }> }>; variants: Array<{ options: Record<string, string> }> },
+  ctx: z.RefinementCtx,
+): void {
+  const declared = new Map((p.options ?? []).map((o) => [o.name, o.values.map((v) => v.id)]));
+  p.variants.forEach((v, i) => {
+    for (const [name, value] of Object.entries(v.options)) {
+      const values = declared.get(name);
+      const path = ['variants', i, 'options', name];
+      if (!values) {
+        const names = [...declared.keys()];
+        ctx.addIssue({ code: 'custom', path, message: `the product declares no option '${name}' (${names.length ? `its options: ${names.join(', ')}` : 'it declares no options'}); add it to options[] or remove it here` });
+      } else if (!values.includes(value)) {
+        ctx.addIssue({ code: 'custom', path, message: `option '${name}' has no value '${value}' (its values: ${values.join(', ')})` });
+      }
+    }
+  });
+}
 
 export const StoredDiscount = z.object({
   code: z.string().min(1).max(64),

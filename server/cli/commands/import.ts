@@ -9,6 +9,10 @@ import { FORMATS, ImportParseError, type ImportFormat } from '../../import/adapt
 import { fileSources, ImportRefused, runImport, type ImportResult } from '../../import/run.ts';
 import { CliError, UsageError, required, type Command, type Io } from '../cli.ts';
 import { withDb } from '../open.ts';
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { loadConfig } from '../../config.ts';
+import { lockOwner } from '../../db/data-dir-lock.ts';
 
 export const importCommand: Command = {
   name: 'import',
@@ -51,7 +55,9 @@ export const importCommand: Command = {
     required(values, 'shop');
     if (!positionals.length) throw new UsageError('no FILE given');
     const opts = checkOptions(values);
-    const result = await withDb(io, async (db) => {
+    const config = loadConfig(io.env);
+    const server = config.databaseUrl ? null : lockOwner(config.dataDir);
+    const result = server?.url && server.token ? await throughServer(server as { url: string; token: string }, positionals, values, opts) : await withDb(io, async (db) => {
       try {
         return await runImport(db, { sources: fileSources(positionals), format: opts.format, shop: opts.shop, source: values.source, partial: values.partial, dryRun: values['dry-run'] });
       } catch (e) {
@@ -103,4 +109,35 @@ function printReport(io: Io, r: ImportResult): void {
     io.out('columns not carried (rows with a value):');
     for (const [c, n] of dropped) io.out(`  ${c}: ${n}`);
   }
+}
+
+/**
+ * The embedded database is held by a running server: the file goes to it (server/control/routes.ts),
+ * streamed, with the token it wrote into the directory's lock, and the server imports it with the
+ * same code. One file per request: the server reads it as the whole of its source.
+ */
+async function throughServer(server: { url: string; token: string }, files: string[], values: Record<string, any>, opts: ReturnType<typeof checkOptions>): Promise<ImportResult> {
+  if (files.length > 1) throw new CliError(`a running server (${server.url}) holds the embedded database and takes one file per import: import the files one at a time with --source NAME each, or stop the server`);
+  const q = new URLSearchParams({ shop: opts.shop.id, file: files[0] });
+  const add = (k: string, v: unknown) => v !== undefined && v !== false && q.set(k, v === true ? '1' : String(v));
+  add('domain', opts.shop.domain), add('name', opts.shop.name), add('currency', opts.shop.currency), add('language', opts.shop.language);
+  add('storefront_url', opts.shop.storefrontUrl), add('format', opts.format), add('source', values.source), add('partial', values.partial), add('dry_run', values['dry-run']);
+  let body: ReadableStream;
+  try {
+    const stream = createReadStream(files[0]);
+    await new Promise<void>((ok, fail) => stream.once('readable', () => ok()).once('error', fail));
+    body = Readable.toWeb(stream) as ReadableStream;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliError(`${files[0]}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : (e as Error).message}`);
+  }
+  let res: Response;
+  try {
+    res = await fetch(`${server.url}/control/import?${q}`, { method: 'POST', body, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/octet-stream' }, duplex: 'half' } as RequestInit);
+  } catch (e) {
+    throw new CliError(`the running server at ${server.url} (recorded in DATA_DIR's lock) did not answer: ${(e as Error).message}`);
+  }
+  const answer = (await res.json().catch(() => ({}))) as ImportResult & { message?: string; issues?: Array<{ path: string; content: string }> };
+  if (res.ok) return answer;
+  throw new CliError(`${answer.message ?? `the server answered ${res.status}`}${(answer.issues ?? []).map((i) => `\n  ${i.path}: ${i.content}`).join('')}`);
 }

@@ -16,6 +16,7 @@ const en = {
   variant_unknown: "No variant '{0}' in this shop.",
   product_not_variant: "'{0}' is a product id; a cart line takes a variant id. Its variants: {1}.",
   variant_unavailable: "Variant '{0}' is not available.",
+  variant_discontinued: "Variant '{0}' is no longer sold.",
   stock_capped: 'Only {1} of {0} available: the quantity is {1} instead of {2}.',
   stock_none: '{0} is out of stock: remove it or choose another variant.',
   // Customizations ({0} is always the definition id, first and in straight quotes: host.js reads
@@ -49,6 +50,7 @@ const fr: Record<WordKey, string> = {
   variant_unknown: 'Aucune variante «\u00a0{0}\u00a0» dans cette boutique.',
   product_not_variant: '«\u00a0{0}\u00a0» est un identifiant de produit\u00a0; une ligne de panier prend un identifiant de variante. Ses variantes\u00a0: {1}.',
   variant_unavailable: 'La variante «\u00a0{0}\u00a0» n’est pas disponible.',
+  variant_discontinued: 'La variante «\u00a0{0}\u00a0» n’est plus vendue.',
   stock_capped: 'Seulement {1} disponible(s) pour {0}\u00a0: la quantité est {1} au lieu de {2}.',
   stock_none: '{0} est en rupture de stock\u00a0: retirez-le ou choisissez une autre variante.',
   cz_not_supported: 'Cette variante ne se personnalise pas\u00a0; retirez les personnalisations.',

@@ -125,7 +125,7 @@ async function buildLines(db: Exec, shop: Shop, input: CreateCartRequest['line_i
     }
     const { product, variant } = hit;
     if (!isAvailable(variant)) {
-      issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: say('variant_unavailable', variant.id), severity: 'recoverable' });
+      issues.push({ path: `${path}.item.id`, code: 'out_of_stock', content: say(variant.status === 'discontinued' ? 'variant_discontinued' : 'variant_unavailable', variant.id), severity: 'recoverable' });
       return;
     }
     const unitIssue = quantityUnitIssue(line.item.quantity_unit, variant.quantity_unit, `${path}.item.quantity_unit`);

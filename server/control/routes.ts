@@ -1,0 +1,62 @@
+/**
+ * The running server's control routes, for the commands beside it (docs/cli.md "import"): with the
+ * embedded database only the server's process may open the data directory, so `ucp-storefront
+ * import` hands its file to the server that holds it. The caller proves it may open the directory
+ * by the token the server wrote into the directory's lock (data-dir-lock.ts): no token, no route
+ * (404, and on PostgreSQL, where commands open the database themselves, there is none).
+ */
+import { Hono } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import { ownControlToken } from '../db/data-dir-lock.ts';
+import { safeEqual } from '../lib/crypto.ts';
+import { FORMATS, ImportParseError, type ImportFormat } from '../import/adapter.ts';
+import { utf8Chunks } from '../import/input.ts';
+import { ImportRefused, runImport, type ImportResult } from '../import/run.ts';
+import { CatalogFileError } from '../core/catalog/catalog-check.ts';
+
+/** What the command sends besides the file: its options, as query parameters. */
+export interface ControlImportQuery {
+  shop: string;
+  file: string;
+  domain?: string;
+  name?: string;
+  currency?: string;
+  language?: string;
+  storefront_url?: string;
+  format?: ImportFormat;
+  source?: string;
+  partial?: '1';
+  dry_run?: '1';
+}
+
+export function controlRoutes() {
+  const r = new Hono<AppEnv>();
+  r.use('*', async (c, next) => {
+    const token = ownControlToken();
+    const given = /^Bearer (\S+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!token || !given || !safeEqual(given, token)) return c.json({ error: 'not_found', message: 'No such route.' }, 404);
+    await next();
+  });
+  r.post('/import', async (c) => {
+    const q = c.req.query() as Partial<ControlImportQuery>;
+    if (!q.shop || !q.file || !c.req.raw.body) return c.json({ error: 'invalid_request', message: 'shop, file and a body are required' }, 400);
+    if (q.format && !FORMATS.includes(q.format)) return c.json({ error: 'invalid_request', message: `format must be one of ${FORMATS.join(', ')}` }, 400);
+    const body = c.req.raw.body;
+    try {
+      const result: ImportResult = await runImport(c.get('db'), {
+        sources: [{ name: q.file, chunks: () => utf8Chunks(body as unknown as AsyncIterable<Uint8Array>) }],
+        format: q.format,
+        shop: { id: q.shop, domain: q.domain, name: q.name, currency: q.currency, language: q.language, storefrontUrl: q.storefront_url },
+        source: q.source,
+        partial: q.partial === '1',
+        dryRun: q.dry_run === '1',
+      });
+      return c.json(result);
+    } catch (e) {
+      if (e instanceof ImportParseError || e instanceof ImportRefused) return c.json({ error: 'import_refused', message: e.message }, 422);
+      if (e instanceof CatalogFileError) return c.json({ error: 'import_refused', message: e.message, issues: e.issues }, 422);
+      throw e;
+    }
+  });
+  return r;
+}
