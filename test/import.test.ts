@@ -67,6 +67,11 @@ describe('a WooCommerce export becomes a live shop', () => {
     expect(cart.body.totals.find((t: { type: string }) => t.type === 'total').amount).toBe(9000);
   });
 
+  it("the MCP Apps view may load images from the hosts the shop's catalog uses, and from no other", async () => {
+    const read = await server.req(HOST, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'ui://ucp/shop.html' } }, { accept: 'application/json, text/event-stream' });
+    expect(read.body.result.contents[0]._meta.ui.csp.resourceDomains).toEqual([`http://${HOST}:${server.port}`, 'https://woocommercecore.mystagingwebsite.com']);
+  });
+
   it('a catalog-hidden product is not offered in search but is found by id and sold', async () => {
     expect((await search('pocket')).map((p) => p.id)).toEqual([]);
     const found = await server.req(HOST, 'POST', '/api/ucp/catalog/lookup', { ids: ['64'] });

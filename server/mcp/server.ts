@@ -17,6 +17,7 @@
  * connected `Server` from a small pool of idle ones (handlers are request-independent: the
  * per-request context travels in `authInfo.extra`).
  */
+import { catalogImageOrigins } from '../core/catalog/image-origins.ts';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
@@ -100,7 +101,7 @@ function buildServer(instructions: string): Server {
   // MCP Apps: the shop's one view (server/mcp/apps.ts). Public like host.js: no agent profile needed.
   server.setRequestHandler(ListResourcesRequestSchema, () => RESOURCES_LIST_RESULT);
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, stateOf(extra as never)));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readResource(request.params.uri, stateOf(extra as never)));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = stateOf(extra as never);
     try {
@@ -125,11 +126,12 @@ function buildServer(instructions: string): Server {
 }
 
 /** `resources/read`: the view for this shop, or -32002 (MCP's "resource not found") naming what exists. */
-function readResource(uri: string, state: CallState) {
+async function readResource(uri: string, state: CallState) {
   if (uri !== APP_URI) throw record(state, new McpProtocolError(RPC.resourceNotFound, 200, { code: 'not_found', content: `No resource '${uri.slice(0, 200)}'. resources/list names this server's resources (${APP_URI}).` }));
   const html = appHtml();
   if (html === null) throw record(state, new McpProtocolError(RPC.server, 503, { code: 'app_not_built', content: 'The MCP Apps view has not been built on this server: run `npm run build:host` (vite build), then retry.', retry_after: 5 }));
-  return appContents(html, [state.ctx.origin]);
+  // The storefront's own origin (relative media resolve there), then the hosts the catalog's images use.
+  return appContents(html, [state.ctx.origin, ...(await catalogImageOrigins(state.ctx.db, state.ctx.shop.id))]);
 }
 
 /**

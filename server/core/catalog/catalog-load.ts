@@ -21,6 +21,7 @@ import { catalogWritten, recordCatalogChange } from '../search/catalog-index.ts'
 import { BULK_LOAD_PRODUCTS, VectorsAhead, batchesOf, loadTransaction, scratchVectors, writeBatches, type Batch, type LoadProgress } from './catalog-store.ts';
 import { CatalogFileError, MAX_ISSUES, checkCatalogFile } from './catalog-check.ts';
 import { writeShopDiscounts } from './discount-store.ts';
+import { forgetImageOrigins } from './image-origins.ts';
 import type { FieldIssue } from '../shared/errors.ts';
 import { forgetCachedShops } from '../shops/shops.ts';
 import type { ScratchVectors } from '../search/search-vectors.ts';
@@ -112,6 +113,7 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
         else {
           written = true;
           await catalogWritten(db, g.file.shop.id);
+          forgetImageOrigins(db, g.file.shop.id);
           report(g.index, { file: sources[g.index].name, shop: g.file.shop.id, products: g.file.products.length });
         }
       }

@@ -10,6 +10,7 @@ import { connectionsOf, isSingleWriter } from '../../db/index.ts';
 import type { StoredProduct } from '../../formats/catalog-format.ts';
 import type { Shop } from '../../formats/types.ts';
 import { catalogWritten, recordCatalogChange } from '../search/catalog-index.ts';
+import { forgetImageOrigins } from './image-origins.ts';
 import { ScratchVectors, VECTORS, VECTOR_TEXT_COLUMNS, vectorText, type ProductVectors } from '../search/search-vectors.ts';
 
 /** Rows per statement: each batch is one JSON parameter per table (`jsonb_to_recordset`). */
@@ -56,6 +57,7 @@ export async function upsertProducts(db: DB, shop: ShopRef, products: StoredProd
     await scratch?.close();
   }
   await catalogWritten(db, shop.id);
+  forgetImageOrigins(db, shop.id);
 }
 
 /**
