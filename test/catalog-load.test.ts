@@ -170,7 +170,8 @@ describe('ids in a file', () => {
     await loadCatalogFile(s.db, file);
     // The variant leaves product 600 (second batch) for product 3 (first batch).
     const moved = file.products[600].variants.pop()!;
-    file.products[3].variants.push(moved);
+    // Its option values are product 600's; product 3 declares others (a variant names only its own product's options).
+    file.products[3].variants.push({ ...moved, options: {} });
     await loadCatalogFile(s.db, file);
     const owner = await s.db.selectFrom('variants').select('product_id').where('shop_id', '=', 'shop_move').where('id', '=', moved.id).executeTakeFirstOrThrow();
     expect(owner.product_id).toBe(file.products[3].id);

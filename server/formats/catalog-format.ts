@@ -190,9 +190,10 @@ function variantOptionsDeclared(
   p: { options?: Array<{ name: string; values: Array<{ id: string }> }>; variants: Array<{ options: Record<string, string> }> },
   ctx: z.RefinementCtx,
 ): void {
-  const declared = new Map((p.options ?? []).map((o) => [o.name, o.values.map((v) => v.id)]));
-  p.variants.forEach((v, i) => {
-    for (const [name, value] of Object.entries(v.options)) {
+  // Also reached with other issues already found: read defensively.
+  const declared = new Map((Array.isArray(p.options) ? p.options : []).map((o) => [o?.name, (o?.values ?? []).map((v) => v?.id)]));
+  (Array.isArray(p.variants) ? p.variants : []).forEach((v, i) => {
+    for (const [name, value] of Object.entries(v?.options ?? {})) {
       const values = declared.get(name);
       const path = ['variants', i, 'options', name];
       if (!values) {

@@ -13,7 +13,8 @@ import { NewCustomer } from '../core/orders/customers.ts';
 import { NewOrder, OrderStatusChange } from '../core/orders/orders.ts';
 import { WEBHOOK_BODIES } from '../core/orders/webhook-endpoints.ts';
 import { ChannelKeyInput } from '../core/access/channel-keys.ts';
-import { InventoryChange } from '../core/products/inventory.ts';
+import { InventoryChange, InventoryChangeBySku } from '../core/products/inventory.ts';
+import { ProductBatch } from '../core/catalog/catalog-batch.ts';
 import { SCOPES } from '../core/accounts/scopes.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } from '../http/openapi-schema.ts';
@@ -22,6 +23,7 @@ import { registerMerchantSchemas, SUCCESS_BODIES } from './response-schemas.ts';
 const BODIES: Record<string, z.core.$ZodType> = {
   'POST /3.0/products': StoredProduct,
   'PUT /3.0/products/{id}': StoredProduct,
+  'POST /3.0/products/batch': ProductBatch,
   'POST /3.0/customers': NewCustomer,
   'POST /3.0/orders': NewOrder,
   'PUT /3.0/orders/{id}': OrderStatusChange,
@@ -29,12 +31,15 @@ const BODIES: Record<string, z.core.$ZodType> = {
   'PUT /3.0/webhooks/{id}': WEBHOOK_BODIES.update,
   'POST /3.0/channel_keys': ChannelKeyInput,
   'PUT /3.0/inventory/{variantId}': InventoryChange,
+  'PUT /3.0/inventory': InventoryChangeBySku,
 };
 
 const SUCCESS: Record<string, [number, string]> = { GET: [200, 'The resource or the page of resources.'], POST: [201, 'Created (`Location` names it).'], PUT: [200, 'The updated resource.'], DELETE: [204, 'Deleted.'] };
 const SPECIAL: Record<string, [number, string]> = {
   'DELETE /3.0/channel_keys/{id}': [200, 'The revoked key record (`revoked_at` set).'],
   'POST /3.0/webhooks/deliveries/{id}/redeliver': [202, 'The delivery, queued again.'],
+  'POST /3.0/products/batch': [200, 'One result per item, in order: created, updated, unchanged (not written) or error (with its errors); the valid items are written in one transaction. More than 500 items: 413.'],
+  'PUT /3.0/inventory': [200, 'The variant\'s level after the change. An unknown SKU is 404, a SKU several variants share 409 naming them.'],
 };
 
 const errorRefs = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/E${s}` }]));

@@ -8,6 +8,7 @@ import { StoredProduct } from '../formats/catalog-format.ts';
 import type { Customer } from '../core/orders/customers.ts';
 import { ORDER_STATUSES, type Order } from '../core/orders/orders.ts';
 import type { InventoryLevel } from '../core/products/inventory.ts';
+import type { BatchItemResult } from '../core/catalog/catalog-batch.ts';
 import type { DeliveryLogEntry } from '../core/orders/webhooks.ts';
 import { WEBHOOK_EVENTS, type WebhookEndpoint } from '../core/orders/webhook-endpoints.ts';
 import type { ChannelKey } from '../core/access/channel-keys.ts';
@@ -34,6 +35,12 @@ const InventoryLevelSchema = z.object({
   on_hand: z.int().nullable().describe('Units on hand (null when not tracked).'),
   available: z.int().nullable().describe('Units a cart may take now; null = no limit.'),
   status: z.string().describe('The UCP availability status the catalog shows.'),
+});
+const BatchItemSchema = z.object({
+  index: z.int().describe('The item\'s position in `products`.'),
+  id: z.string().nullable().describe('The item\'s `id`, when it has a string one.'),
+  status: z.enum(['created', 'updated', 'unchanged', 'error']).describe('`unchanged`: equal to what is stored, not written.'),
+  errors: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })).optional().describe('Why the item was not written (status `error`), one entry per field.'),
 });
 const WebhookSchema = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENTS)), active: z.boolean(), created_at: iso() });
 const DeliverySchema = z.object({
@@ -78,6 +85,7 @@ void [
   matches<typeof CustomerSchema, Customer>(true),
   matches<typeof OrderSchema, Order>(true),
   matches<typeof InventoryLevelSchema, InventoryLevel>(true),
+  matches<typeof BatchItemSchema, BatchItemResult>(true),
   matches<typeof WebhookSchema, WebhookEndpoint>(true),
   matches<typeof DeliverySchema, DeliveryLogEntry>(true),
   matches<typeof ChannelKeySchema, ChannelKey>(true),
@@ -94,6 +102,7 @@ export function registerMerchantSchemas(r: ComponentRegistry) {
   r.add(IssuedChannelKeySchema, { id: 'IssuedChannelKey', description: 'A channel API key just issued, with the key.' });
   r.add(Pagination, { id: 'Pagination' });
   r.add(page('products', StoredProduct), { id: 'ProductPage' });
+  r.add(z.object({ results: z.array(BatchItemSchema) }), { id: 'ProductBatchResult', description: 'One result per item of the batch, in order.' });
   r.add(page('customers', CustomerSchema), { id: 'CustomerPage' });
   r.add(page('orders', OrderSchema), { id: 'OrderPage' });
   r.add(page('deliveries', DeliverySchema), { id: 'WebhookDeliveryPage' });
@@ -108,6 +117,7 @@ export const SUCCESS_BODIES: Readonly<Record<string, ReturnType<typeof schemaRef
   'GET /3.0/products/{id}': schemaRef('Product'),
   'POST /3.0/products': schemaRef('Product'),
   'PUT /3.0/products/{id}': schemaRef('Product'),
+  'POST /3.0/products/batch': schemaRef('ProductBatchResult'),
   'GET /3.0/customers': schemaRef('CustomerPage'),
   'GET /3.0/customers/{id}': schemaRef('Customer'),
   'POST /3.0/customers': schemaRef('Customer'),
@@ -123,6 +133,7 @@ export const SUCCESS_BODIES: Readonly<Record<string, ReturnType<typeof schemaRef
   'POST /3.0/webhooks/deliveries/{id}/redeliver': schemaRef('WebhookDelivery'),
   'GET /3.0/inventory/{variantId}': schemaRef('InventoryLevel'),
   'PUT /3.0/inventory/{variantId}': schemaRef('InventoryLevel'),
+  'PUT /3.0/inventory': schemaRef('InventoryLevel'),
   'GET /3.0/channel_keys': schemaRef('ChannelKeyList'),
   'POST /3.0/channel_keys': schemaRef('IssuedChannelKey'),
   'DELETE /3.0/channel_keys/{id}': schemaRef('ChannelKey'),

@@ -9,6 +9,8 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   { method: 'POST', path: '/3.0/products', scope: 'products_write' },
   { method: 'PUT', path: '/3.0/products/{id}', scope: 'products_write' },
   { method: 'DELETE', path: '/3.0/products/{id}', scope: 'products_write' },
+  // Sync tools: many products in one call, each answered on its own (docs/oauth.md "Batch").
+  { method: 'POST', path: '/3.0/products/batch', scope: 'products_write' },
   { method: 'GET', path: '/3.0/customers', scope: 'customers_read' },
   { method: 'GET', path: '/3.0/customers/{id}', scope: 'customers_read' },
   { method: 'POST', path: '/3.0/customers', scope: 'customers_write' },
@@ -27,6 +29,8 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   // Inventory levels (docs/carts.md "Stock").
   { method: 'GET', path: '/3.0/inventory/{variantId}', scope: 'inventories_read' },
   { method: 'PUT', path: '/3.0/inventory/{variantId}', scope: 'inventories_write' },
+  // The same change with the variant named by its SKU in the body.
+  { method: 'PUT', path: '/3.0/inventory', scope: 'inventories_write' },
   // Channel API keys for agent platforms (docs/access.md).
   { method: 'GET', path: '/3.0/channel_keys', scope: 'sales_channel_read' },
   { method: 'POST', path: '/3.0/channel_keys', scope: 'sales_channel_write' },

@@ -16,9 +16,10 @@ import { asDomainError, envelope } from './errors.ts';
 import { findShopById } from '../core/shops/shops.ts';
 import { StoredProduct } from '../formats/catalog-format.ts';
 import { deleteProduct, upsertProducts } from '../core/catalog/catalog-store.ts';
+import { writeProductBatch } from '../core/catalog/catalog-batch.ts';
 import { createCustomer, findCustomer, listCustomers } from '../core/orders/customers.ts';
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders/orders.ts';
-import { getInventory, setInventory } from '../core/products/inventory.ts';
+import { getInventory, setInventory, setInventoryBySku } from '../core/products/inventory.ts';
 import { listDeliveries, redeliver } from '../core/orders/webhooks.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/orders/webhook-endpoints.ts';
 import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/access/channel-keys.ts';
@@ -161,6 +162,9 @@ function productRoutes(r: Hono<MerchantEnv>, v: string): void {
     return c.json(p, 201);
   });
 
+  // Many products at once (sync tools): each item answered on its own, the valid ones written together.
+  r.post(`${v}/products/batch`, guard('products_write'), async (c) => c.json(await writeProductBatch(c.get('db'), c.get('merchant'), await readJson(c))));
+
   r.put(`${v}/products/:id`, guard('products_write'), async (c) => {
     const id = c.req.param('id');
     const body = await readJson(c);
@@ -192,6 +196,9 @@ function inventoryRoutes(r: Hono<MerchantEnv>, v: string): void {
     if (!level) throw new DomainError('not_found', 'not_found', `No variant ${c.req.param('variantId')}.`);
     return c.json(level);
   });
+
+  // The same change naming the variant by its SKU: {"sku": "…", "available": n} or {"sku": "…", "adjust": ±n}.
+  r.put(`${v}/inventory`, guard('inventories_write'), async (c) => c.json(await setInventoryBySku(c.get('db'), c.get('merchant').id, await readJson(c))));
 
   r.put(`${v}/inventory/:variantId`, guard('inventories_write'), async (c) => {
     const level = await setInventory(c.get('db'), c.get('merchant').id, c.req.param('variantId'), await readJson(c));

@@ -9,16 +9,20 @@ import { z } from 'zod';
 import { sql } from 'kysely';
 import type { DB } from '../../db/index.ts';
 import type { StoredProduct, StoredVariant } from '../../formats/types.ts';
-import { InvalidRequest } from '../shared/errors.ts';
+import { DomainError, InvalidRequest } from '../shared/errors.ts';
 import { validate } from '../shared/validate.ts';
 import { catalogChanged } from './product-cache.ts';
 import { availabilityStatus, unitsAvailable } from './stock.ts';
 
+const Available = z.number().int().min(0).max(1_000_000_000).nullable();
+const Adjust = z.number().int().min(-1_000_000_000).max(1_000_000_000);
+
 /** PUT body: an absolute count (`null` stops tracking), or a change relative to the current count. */
-export const InventoryChange = z.union([
-  z.strictObject({ available: z.number().int().min(0).max(1_000_000_000).nullable() }),
-  z.strictObject({ adjust: z.number().int().min(-1_000_000_000).max(1_000_000_000) }),
-]);
+export const InventoryChange = z.union([z.strictObject({ available: Available }), z.strictObject({ adjust: Adjust })]);
+
+/** The same change naming the variant by its SKU (PUT /3.0/inventory): resolved within the shop. */
+const Sku = z.string().min(1).max(255);
+export const InventoryChangeBySku = z.union([z.strictObject({ sku: Sku, available: Available }), z.strictObject({ sku: Sku, adjust: Adjust })]);
 
 export interface InventoryLevel {
   variant_id: string;
@@ -97,4 +101,36 @@ export async function setInventory(db: DB, shopId: string, variantId: string, in
   });
   if (out) catalogChanged(db, shopId);
   return out;
+}
+
+/** Variants listed by name when a SKU is shared (the 409 names them all, up to this many). */
+const SHARED_SKU_NAMED = 10;
+
+/**
+ * `setInventory` with the variant named by its SKU. A SKU no variant of the shop has is a 404
+ * naming it; one several variants share is a 409 naming them (set each by variant id instead).
+ */
+export async function setInventoryBySku(db: DB, shopId: string, input: unknown): Promise<InventoryLevel> {
+  const { sku, ...change } = validate(InventoryChangeBySku, input);
+  const rows = await db
+    .selectFrom('variants')
+    .select(['id', 'product_id'])
+    .where('shop_id', '=', shopId)
+    .where('sku', '=', sku)
+    .orderBy('product_id')
+    .orderBy('id')
+    .limit(SHARED_SKU_NAMED + 1)
+    .execute();
+  const notFound = () => new DomainError('not_found', 'not_found', `No variant with SKU ${sku}.`, [{ path: '$.sku', code: 'unknown_sku', content: `No variant of this shop has SKU ${sku}.` }]);
+  if (!rows.length) throw notFound();
+  if (rows.length > 1) {
+    const named = rows.slice(0, SHARED_SKU_NAMED).map((r) => `${r.id} (product ${r.product_id})`);
+    const more = rows.length > SHARED_SKU_NAMED ? ' and more' : '';
+    throw new DomainError('conflict', 'sku_not_unique', `SKU ${sku} is shared by variants ${named.join(', ')}${more}; set each by its variant id (PUT /3.0/inventory/{variant_id}).`, [
+      { path: '$.sku', code: 'sku_not_unique', content: `Shared by ${named.join(', ')}${more}.` },
+    ]);
+  }
+  const level = await setInventory(db, shopId, rows[0].id, change);
+  if (!level) throw notFound(); // deleted in between
+  return level;
 }
