@@ -178,3 +178,12 @@ describe('the cart in words for the model', () => {
     expect(cartSummary({ ...cart, line_items: [], totals: [] })).toBe('The shopper changed cart cart_9 in the shop\'s view. It is empty. Discount codes: WELCOME10. Use get_cart or update_cart with id "cart_9" for this cart.');
   });
 });
+
+describe('links the view hands to its host (src/apps/links.ts)', () => {
+  it('only absolute http(s) addresses go to ui/open-link: a tool result cannot make Checkout run javascript:', async () => {
+    const { webAddress } = await import('../src/apps/links.ts');
+    expect(webAddress('https://woo.example.com/?p=45')).toBe(true);
+    expect(webAddress('http://demo.localhost:8080/cart/c1')).toBe(true);
+    for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', ' javascript:alert(1)', 'data:text/html,<script>1</script>', '/cart/c1', 'vbscript:x', '', undefined, 42]) expect(webAddress(bad)).toBe(false);
+  });
+});

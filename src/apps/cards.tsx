@@ -14,6 +14,7 @@ import { money } from '../state/store.ts';
 import { messageText, t } from '../views/i18n.ts';
 import { say } from './words.ts';
 import type { Shell } from './shell.ts';
+import { webAddress } from './links.ts';
 
 /** The variant a card adds by itself, or null when the shopper has a choice to make first. */
 export function directVariant(p: Product) {
@@ -49,6 +50,12 @@ function card(shell: Shell, p: Product, lang: string) {
     <li class="card pc" key={p.id} aria-labelledby={hid}>
       {image ? <img src={image.url} alt={image.alt_text ?? ''} width={320} height={320} loading="lazy" /> : null}
       <h2 id={hid}>{p.title}</h2>
+      {webAddress(p.url) ? (
+        <a class="m" href={p.url} onClick={(e) => (e.preventDefault(), shell.openPage(p.url))}>
+          {say(lang, 'onShop')}
+          <span class="sr"> {p.title}</span>
+        </a>
+      ) : null}
       <p class="p">{p.price_range.max.amount > min.amount ? say(lang, 'from', price) : price}</p>
       {p.rating ? (
         <p class="m">

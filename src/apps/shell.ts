@@ -7,6 +7,7 @@
  */
 import { batch, signal } from '@preact/signals';
 import type { Cart } from '../wire/cart.ts';
+import { webAddress } from './links.ts';
 import type { Product } from '../wire/catalog.ts';
 import type { Message } from '../wire/common.ts';
 import { money, rememberNoCarts, Store } from '../state/store.ts';
@@ -152,10 +153,18 @@ export class Shell {
     this.bridge.request('ui/update-model-context', { content: [{ type: 'text', text: cartSummary(cart) }] }).catch(() => {});
   }
 
+  /** A product's page on the shop's site (its `url`), opened by the host. */
+  async openPage(url: string) {
+    if (!webAddress(url)) return void (this.notice.value = say(this.store.lang.value, 'badLink'));
+    await this.bridge.request('ui/open-link', { url }).catch(() => {});
+  }
+
   /** Checkout: the host opens the cart's `continue_url` (views never take payment themselves). */
   async checkout() {
     const url = this.store.cart.value?.continue_url;
     if (!url) return;
+    // Only a web address leaves the view: a tool result's `javascript:` or `data:` URL is never opened.
+    if (!webAddress(url)) return void (this.notice.value = say(this.store.lang.value, 'badLink'));
     try {
       await this.bridge.request('ui/open-link', { url });
     } catch (e) {
@@ -165,3 +174,4 @@ export class Shell {
     }
   }
 }
+

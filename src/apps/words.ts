@@ -19,6 +19,8 @@ const en = {
   notUcp: 'The shop’s answer could not be read (it is not a UCP response).',
   failed: 'The shop could not do this: {0}',
   checkoutFailed: 'Checkout could not be opened ({0}). Its address: {1}',
+  onShop: 'On the shop’s site',
+  badLink: 'This link is not a web address and was not opened.',
   inStock: 'In stock',
 };
 type Key = keyof typeof en;
@@ -39,6 +41,8 @@ const fr: Record<Key, string> = {
   notUcp: 'La réponse de la boutique est illisible (ce n’est pas une réponse UCP).',
   failed: 'La boutique n’a pas pu le faire\u00a0: {0}',
   checkoutFailed: 'Impossible d’ouvrir le paiement ({0}). Son adresse\u00a0: {1}',
+  onShop: 'Sur le site de la boutique',
+  badLink: 'Ce lien n’est pas une adresse web\u00a0: il n’a pas été ouvert.',
   inStock: 'En stock',
 };
 
