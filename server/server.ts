@@ -13,6 +13,7 @@ import { watchDatabase } from './http/metrics.ts';
 import { prepareDatabase } from './seed/prepare.ts';
 import { startCartPurge } from './core/carts/carts.ts';
 import { startWebhookWorker } from './core/orders/webhooks.ts';
+import { startFeedWorker } from './import/feed-worker.ts';
 import { DEFAULT_INDEX_BUDGET_MB, dropCatalogIndexes, indexTuning, setSearchIndexBudget } from './core/search/catalog-index.ts';
 import { useKeyEncryptionSecret } from './core/access/signing-keys.ts';
 import { ensurePublished } from './storefront/host-archive.ts';
@@ -76,6 +77,8 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   if (config.searchIndexCheckMs) indexTuning.checkEveryMs = config.searchIndexCheckMs;
   // Webhook deliveries (docs/webhooks.md); poll/retry timings from WEBHOOK_* (config.ts) for tests and ops.
   const webhooks = startWebhookWorker(db, { mode: config.mode, ...webhookTiming(config) });
+  // Scheduled feeds (docs/import-feeds.md): each due feed claimed by one worker of the database.
+  const feeds = startFeedWorker(db, { mode: config.mode });
   return {
     db,
     config: { ...config, port },
@@ -84,6 +87,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
     async close() {
       stopPurge();
       await webhooks.stop();
+      await feeds.stop();
       // Stop accepting, let the handlers in flight finish (a client that hung up does not stop its
       // handler), then close the database under nobody.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { CliError, parse, processIo, UsageError, type Command, type Io } from './cli.ts';
 import { apps } from './commands/apps.ts';
 import { channelKeys } from './commands/channel-keys.ts';
+import { feeds } from './commands/feeds.ts';
 import { importCommand } from './commands/import.ts';
 import { keys } from './commands/keys.ts';
 import { owners } from './commands/owners.ts';
@@ -15,7 +16,7 @@ import { requests } from './commands/requests.ts';
 import { seed } from './commands/seed.ts';
 import { start } from './commands/start.ts';
 
-export const COMMANDS: Command[] = [start, seed, importCommand, apps, owners, channelKeys, keys, reset, requests];
+export const COMMANDS: Command[] = [start, seed, importCommand, feeds, apps, owners, channelKeys, keys, reset, requests];
 
 export const USAGE = `usage: ucp-storefront COMMAND [options]
 

@@ -13,11 +13,18 @@ import { FORMATS, ImportParseError, type ImportFormat } from '../import/adapter.
 import { utf8Chunks } from '../import/input.ts';
 import { ImportRefused, runImport, type ImportResult } from '../import/run.ts';
 import { CatalogFileError } from '../core/catalog/catalog-check.ts';
+import { importWithFeeds, listFeeds, MIN_EVERY_SECONDS, removeFeed } from '../import/feeds.ts';
+import { isFeedUrl } from '../import/feed-fetch.ts';
 
 /** What the command sends besides the file: its options, as query parameters. */
 export interface ControlImportQuery {
   shop: string;
-  file: string;
+  /** A file's name (its bytes are the body), or: */
+  file?: string;
+  /** a feed's URL, which the server fetches (no body). */
+  url?: string;
+  /** With url: seconds between scheduled imports. */
+  every?: string;
   domain?: string;
   name?: string;
   currency?: string;
@@ -39,24 +46,36 @@ export function controlRoutes() {
   });
   r.post('/import', async (c) => {
     const q = c.req.query() as Partial<ControlImportQuery>;
-    if (!q.shop || !q.file || !c.req.raw.body) return c.json({ error: 'invalid_request', message: 'shop, file and a body are required' }, 400);
+    const feed = q.url !== undefined;
+    if (!q.shop || (feed ? !isFeedUrl(q.url!) : !q.file || !c.req.raw.body)) return c.json({ error: 'invalid_request', message: 'shop and a file with its body, or an http(s) url, are required' }, 400);
     if (q.format && !FORMATS.includes(q.format)) return c.json({ error: 'invalid_request', message: `format must be one of ${FORMATS.join(', ')}` }, 400);
+    const every = q.every === undefined ? undefined : Number(q.every);
+    if (every !== undefined && !(feed && Number.isInteger(every) && every >= MIN_EVERY_SECONDS)) return c.json({ error: 'invalid_request', message: `every is whole seconds, at least ${MIN_EVERY_SECONDS}, with a url` }, 400);
     const body = c.req.raw.body;
+    const opts = {
+      format: q.format,
+      shop: { id: q.shop, domain: q.domain, name: q.name, currency: q.currency, language: q.language, storefrontUrl: q.storefront_url },
+      source: q.source,
+      partial: q.partial === '1',
+      dryRun: q.dry_run === '1',
+    };
     try {
-      const result: ImportResult = await runImport(c.get('db'), {
-        sources: [{ name: q.file, chunks: () => utf8Chunks(body as unknown as AsyncIterable<Uint8Array>) }],
-        format: q.format,
-        shop: { id: q.shop, domain: q.domain, name: q.name, currency: q.currency, language: q.language, storefrontUrl: q.storefront_url },
-        source: q.source,
-        partial: q.partial === '1',
-        dryRun: q.dry_run === '1',
-      });
+      const result: ImportResult = feed
+        ? await importWithFeeds(c.get('db'), { ...opts, urls: [q.url!], every, fetch: { mode: c.get('config').mode } })
+        : await runImport(c.get('db'), { ...opts, sources: [{ name: q.file!, chunks: () => utf8Chunks(body as unknown as AsyncIterable<Uint8Array>) }] });
       return c.json(result);
     } catch (e) {
       if (e instanceof ImportParseError || e instanceof ImportRefused) return c.json({ error: 'import_refused', message: e.message }, 422);
       if (e instanceof CatalogFileError) return c.json({ error: 'import_refused', message: e.message, issues: e.issues }, 422);
       throw e;
     }
+  });
+  // `ucp-storefront feeds list|remove` beside the server holding the embedded database.
+  r.get('/feeds', async (c) => c.json(await listFeeds(c.get('db'), c.req.query('shop') || undefined)));
+  r.delete('/feeds', async (c) => {
+    const { shop, url } = c.req.query();
+    if (!shop || !url) return c.json({ error: 'invalid_request', message: 'shop and url are required' }, 400);
+    return c.json({ removed: await removeFeed(c.get('db'), shop, url) });
   });
   return r;
 }

@@ -19,7 +19,7 @@ import { ImportReport } from './report.ts';
 import { sniffCurrency } from './sniff.ts';
 
 export interface ImportOptions {
-  /** Files (URLs: feed.ts). */
+  /** Files, or a fetched feed's body (URLs: feeds.ts, with `key` the URL). */
   sources: Array<{ name: string; chunks: () => AsyncIterable<string>; key?: string }>;
   format?: ImportFormat;
   shop: { id: string; domain?: string; name?: string; currency?: string; language?: string; storefrontUrl?: string };
@@ -42,6 +42,8 @@ export interface ImportResult {
   /** The shop did not exist and was created (or would be, with --dry-run). */
   shop_created: boolean;
   dry_run: boolean;
+  /** URLs imported (feeds.ts): each answered in full or 304 (`not_modified`: its products untouched), and the schedule given. */
+  feeds?: Array<{ url: string; not_modified: boolean; every?: string }>;
 }
 
 /** A mistake in what was asked (no such shop without --domain, a currency change): exit 1, nothing written. */

@@ -18,8 +18,10 @@ for (const [net, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) special.addSubnet(net, prefix, 'ipv4');
+// ::/96 holds the unspecified address, loopback and the deprecated IPv4-compatible ::a.b.c.d
+// (RFC 4291 2.5.5.1), which some stacks still route to the IPv4 address: ::7f00:1 is 127.0.0.1.
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
+  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
   ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) special.addSubnet(net, prefix, 'ipv6');
 
