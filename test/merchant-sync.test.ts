@@ -43,7 +43,7 @@ const sized = (id: string, variantOptions: Record<string, string>) =>
     variants: [{ id: `${id}_v1`, price: 4500, options: variantOptions }],
   });
 const updatedAt = async (id: string, shop = 'shop_demo') =>
-  (await s.db.selectFrom('products').select('updated_at').where('shop_id', '=', shop).where('id', '=', id).executeTakeFirst())?.updated_at;
+  (await s.db.selectFrom('products').select('updated_at').where('shop_id', '=', shop).where('id', '=', id).executeTakeFirst())?.updated_at as Date | string | undefined;
 
 describe('POST /3.0/products/batch', () => {
   it('creates every item, then answers unchanged for equal ones (not written) and updated for changed ones', async () => {
