@@ -35,6 +35,18 @@ const expectCart = (body: unknown) => {
 };
 const expectError = (body: unknown) => expectUcpValid('shopping/types/error_response.json', body);
 
+describe('cart answers and caches', () => {
+  it('every cart answer says Cache-Control: private, no-store and Vary: UCP-Agent (the version negotiated from it)', async () => {
+    const made = await create({ line_items: [TEE] }, { origin: 'https://agent.example' });
+    const read = await get(made.body.id);
+    const changed = await update(made.body.id, { line_items: [TEE] });
+    for (const r of [made, read, changed]) {
+      expect(r.headers['cache-control']).toBe('private, no-store');
+      expect(String(r.headers.vary).split(/,\s*/)).toEqual(expect.arrayContaining(['UCP-Agent', 'Accept-Language']));
+    }
+  });
+});
+
 describe('POST /api/ucp/carts', () => {
   it('creates a priced cart (201) with customization modifiers, ucp block and continue_url', async () => {
     const r = await create({ line_items: [FLASK_LINE, TEE] });

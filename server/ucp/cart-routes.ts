@@ -33,7 +33,13 @@ function opContext(c: Context<AppEnv>): OperationContext {
   };
 }
 
+/**
+ * A cart is one buyer's and answers in the version `UCP-Agent` negotiates and the language the
+ * request asks for: never stored by a shared cache, and said to vary by what it depends on.
+ */
 function send(c: Context<AppEnv>, r: OperationResult): Response {
+  c.header('Vary', 'UCP-Agent, Accept-Language', { append: true });
+  c.header('Cache-Control', 'private, no-store');
   return c.body(JSON.stringify(r.body), r.status, { 'Content-Type': 'application/json' });
 }
 
