@@ -57,7 +57,18 @@ export async function fetchFeed(url: string, o: FeedFetchOptions): Promise<FeedR
   for (let hop = 0; ; hop++) {
     seen.add(current);
     const abort = new AbortController();
-    const res = await request(doFetch, current, o, limits, abort);
+    // Stopping the caller (the server closing) aborts the request and its body.
+    const onOuter = () => abort.abort(o.signal!.reason);
+    o.signal?.addEventListener('abort', onOuter, { once: true });
+    const unlink = () => o.signal?.removeEventListener('abort', onOuter);
+    let res: Response;
+    try {
+      res = await request(doFetch, current, o, limits, abort);
+    } catch (e) {
+      unlink();
+      throw e;
+    }
+    if (res.status !== 200) unlink();
     if (REDIRECTS.has(res.status)) {
       await res.body?.cancel().catch(() => {});
       const location = res.headers.get('location');
@@ -79,6 +90,7 @@ export async function fetchFeed(url: string, o: FeedFetchOptions): Promise<FeedR
     }
     const length = Number(res.headers.get('content-length'));
     if (!res.headers.get('content-encoding') && length > limits.maxBytes) {
+      unlink();
       await res.body?.cancel().catch(() => {});
       throw new FeedFetchError(`${url}: ${length} bytes, more than the ${mib(limits.maxBytes)} a feed may have`);
     }
@@ -88,8 +100,8 @@ export async function fetchFeed(url: string, o: FeedFetchOptions): Promise<FeedR
       url: current,
       etag: res.headers.get('etag'),
       lastModified: res.headers.get('last-modified'),
-      bytes: body ? bounded(body, limits, abort) : empty(),
-      cancel: () => abort.abort(),
+      bytes: body ? bounded(body, limits, abort, unlink) : empty(),
+      cancel: () => (abort.abort(), unlink()),
     };
   }
 }
@@ -100,8 +112,6 @@ async function request(doFetch: typeof globalThis.fetch, url: string, o: FeedFet
   const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'ucp-storefront-import/1' };
   if (o.etag) headers['if-none-match'] = o.etag;
   if (o.lastModified) headers['if-modified-since'] = o.lastModified;
-  const onOuter = () => abort.abort(o.signal!.reason);
-  o.signal?.addEventListener('abort', onOuter, { once: true });
   const timer = setTimeout(() => abort.abort(new Error('timeout')), limits.headersTimeoutMs);
   try {
     return await doFetch(url, { headers, redirect: 'manual', signal: abort.signal });
@@ -125,7 +135,7 @@ function why(e: unknown, host: string): string {
 }
 
 /** The body's bytes, counted: past maxBytes, or a pause past idleTimeoutMs, the fetch is aborted and the import stops. */
-async function* bounded(body: ReadableStream<Uint8Array>, limits: FeedLimits, abort: AbortController): AsyncGenerator<Uint8Array> {
+async function* bounded(body: ReadableStream<Uint8Array>, limits: FeedLimits, abort: AbortController, done: () => void): AsyncGenerator<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -136,8 +146,10 @@ async function* bounded(body: ReadableStream<Uint8Array>, limits: FeedLimits, ab
       try {
         r = await reader.read();
       } catch (e) {
-        const idle = (abort.signal.reason as Error | undefined)?.message === 'idle';
-        throw new ImportParseError(idle ? `the feed stopped sending for ${limits.idleTimeoutMs / 1000} s after ${total} bytes` : `the connection broke after ${total} bytes: ${why(e, '')}`);
+        const reason = (abort.signal.reason as Error | undefined)?.message;
+        if (reason === 'idle') throw new ImportParseError(`the feed stopped sending for ${limits.idleTimeoutMs / 1000} s after ${total} bytes`);
+        if (abort.signal.aborted) throw new ImportParseError(`stopped after ${total} bytes (the server is shutting down)`);
+        throw new ImportParseError(`the connection broke after ${total} bytes: ${why(e, '')}`);
       }
       clearTimeout(timer);
       if (r.done) return;
@@ -149,6 +161,7 @@ async function* bounded(body: ReadableStream<Uint8Array>, limits: FeedLimits, ab
     clearTimeout(timer);
     reader.cancel().catch(() => {});
     abort.abort();
+    done();
   }
 }
 

@@ -23,6 +23,8 @@ export interface FeedWorker {
 export interface FeedWorkerOptions {
   mode: 'development' | 'production';
   pollMs?: number;
+  /** Feeds one pass runs at most (default feedTuning.maxPerPass, read at each pass). */
+  maxPerPass?: number;
   /** Fetch options for tests (limits, another fetch). */
   fetch?: Partial<FeedFetchOptions>;
 }
@@ -55,7 +57,7 @@ export function startFeedWorker(db: DB, o: FeedWorkerOptions): FeedWorker {
     if (current) return current;
     current = (async () => {
       let n = 0;
-      while (n < feedTuning.maxPerPass && !stopping.signal.aborted) {
+      while (n < (o.maxPerPass ?? feedTuning.maxPerPass) && !stopping.signal.aborted) {
         const feed = await claimDueFeed(db);
         if (!feed) break;
         n++;
