@@ -7,6 +7,7 @@
  * parsed at all stops the import before anything is written.
  */
 import type { DB } from '../db/index.ts';
+import { DomainError, ERROR_CODES } from '../core/shared/errors.ts';
 import { ShopSettings, StoredProduct } from '../formats/catalog-format.ts';
 import { findShopById } from '../core/shops/shops.ts';
 import { syncCatalog, type SyncShop } from '../core/catalog/catalog-sync.ts';
@@ -47,7 +48,11 @@ export interface ImportResult {
 }
 
 /** A mistake in what was asked (no such shop without --domain, a currency change): exit 1, nothing written. */
-export class ImportRefused extends Error {}
+export class ImportRefused extends DomainError {
+  constructor(message: string) {
+    super('invalid', ERROR_CODES.importRefused, message);
+  }
+}
 
 /** Files as sources. */
 export function fileSources(paths: string[]): ImportOptions['sources'] {

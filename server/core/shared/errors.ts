@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   invalidJson: 'invalid_json',
   /** An import file that cannot be read as its format (server/import/adapter.ts ImportParseError). */
   invalidFile: 'invalid_file',
+  /** An import asked for what cannot be done (a new shop without a domain, another currency): server/import/run.ts. */
+  importRefused: 'import_refused',
   requestTooLarge: 'request_too_large',
   unsupportedMediaType: 'unsupported_media_type',
   notFound: 'not_found',
