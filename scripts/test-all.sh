@@ -11,12 +11,15 @@ if [ ! -d node_modules ] || [ "${CI:-}" = "true" ]; then
 fi
 
 # Debian's Chromium, Firefox ESR and WebKitGTK (WebKitWebDriver, under Xvfb) for the browser tests
-# (browser downloads are blocked; we are root in CI).
+# (browser downloads are blocked; we are root in CI); nginx and Caddy in front of the server for
+# test/beside-site.test.ts (nginx lives in /usr/sbin, which a non-root PATH lacks).
 missing=""
-for b in chromium:chromium firefox-esr:firefox-esr WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb; do command -v "${b%%:*}" >/dev/null 2>&1 || missing="$missing ${b#*:}"; done
+for b in chromium:chromium firefox-esr:firefox-esr WebKitWebDriver:webkit2gtk-driver Xvfb:xvfb nginx:nginx caddy:caddy; do
+  command -v "${b%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${b%%:*}" ] || missing="$missing ${b#*:}"
+done
 if [ -n "$missing" ]; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null 2>&1 \
-    || echo "warning: could not install$missing; browser tests will fail"
+    || echo "warning: could not install$missing; the browser tests or test/beside-site.test.ts will fail"
 fi
 # strace watches the embedded database's disk flushes from outside (test/durable-commit.test.ts).
 if ! command -v strace >/dev/null 2>&1; then
