@@ -262,3 +262,18 @@ describe('tenant and scope', () => {
     expect(JSON.stringify(put.requestBody.content['application/json'].schema)).toContain('"sku"');
   });
 });
+
+describe('GET /3.0/feeds', () => {
+  it("lists the shop's own feeds with their last result, with feeds_read; another shop's feeds never", async () => {
+    await s.db.insertInto('import_feeds' as never).values([
+      { shop_id: 'shop_demo', url: 'https://feeds.example/demo.xml', format: 'google', options: JSON.stringify({}), interval_seconds: 3600, last_status: 'failed', last_error: 'the feed answered HTTP 503' },
+      { shop_id: 'shop_other', url: 'https://feeds.example/other.xml', format: 'google', options: JSON.stringify({}) },
+    ] as never).execute();
+    const token = (await tokensFor(s, 'feeds_read')).access_token;
+    const res = await api(token, 'GET', '/feeds');
+    expect(res.status).toBe(200);
+    expect(res.body.feeds).toEqual([expect.objectContaining({ url: 'https://feeds.example/demo.xml', format: 'google', every_seconds: 3600, last_status: 'failed', last_error: 'the feed answered HTTP 503', last_counts: null })]);
+    const without = await api(demo, 'GET', '/feeds');
+    expect(without.status).toBe(403);
+  });
+});

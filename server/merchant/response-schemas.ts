@@ -67,6 +67,17 @@ const ChannelKeySchema = z.object({
   created_at: iso(),
   revoked_at: z.string().nullable(),
 });
+const Counts = z.object({ created: z.int(), updated: z.int(), unchanged: z.int(), unavailable: z.int(), variants: z.int(), skipped: z.int() });
+const FeedSchema = z.object({
+  url: z.string(),
+  format: z.string().nullable().describe('The format it was last read as (shopify, woocommerce, google, jsonld, ucp).'),
+  every_seconds: z.int().nullable().describe('How often the server imports it again; null: imported by hand only.'),
+  next_due: iso().nullable(),
+  last_run_at: iso().nullable(),
+  last_status: z.enum(['imported', 'unchanged', 'failed']).nullable().describe('unchanged: the feed answered 304 Not Modified; nothing was written.'),
+  last_counts: Counts.nullable(),
+  last_error: z.string().nullable(),
+});
 const IssuedChannelKeySchema = ChannelKeySchema.extend({ key: z.string().describe('The key itself (`ucp_sk_…`): shown in this answer only; store it now.') });
 
 const Pagination = z.object({ limit: z.int(), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.') });
@@ -108,6 +119,7 @@ export function registerMerchantSchemas(r: ComponentRegistry) {
   r.add(page('deliveries', DeliverySchema), { id: 'WebhookDeliveryPage' });
   r.add(z.object({ webhooks: z.array(WebhookSchema) }), { id: 'WebhookList' });
   r.add(z.object({ channel_keys: z.array(ChannelKeySchema) }), { id: 'ChannelKeyList' });
+  r.add(z.object({ feeds: z.array(FeedSchema) }), { id: 'FeedList', description: 'The shop\'s feeds imported by URL (`ucp-storefront import URL`), each with its schedule and last result.' });
   r.add(ErrorEnvelope, { id: 'Error', description: 'Every merchant API error: `{error: {code, message, details?, required_scope?}}`.' });
 }
 
@@ -131,6 +143,7 @@ export const SUCCESS_BODIES: Readonly<Record<string, ReturnType<typeof schemaRef
   'PUT /3.0/webhooks/{id}': schemaRef('Webhook'),
   'GET /3.0/webhooks/deliveries': schemaRef('WebhookDeliveryPage'),
   'POST /3.0/webhooks/deliveries/{id}/redeliver': schemaRef('WebhookDelivery'),
+  'GET /3.0/feeds': schemaRef('FeedList'),
   'GET /3.0/inventory/{variantId}': schemaRef('InventoryLevel'),
   'PUT /3.0/inventory/{variantId}': schemaRef('InventoryLevel'),
   'PUT /3.0/inventory': schemaRef('InventoryLevel'),

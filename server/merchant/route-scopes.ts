@@ -31,6 +31,7 @@ export const ROUTE_SCOPES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT' | 'DEL
   { method: 'PUT', path: '/3.0/inventory/{variantId}', scope: 'inventories_write' },
   // The same change with the variant named by its SKU in the body.
   { method: 'PUT', path: '/3.0/inventory', scope: 'inventories_write' },
+  { method: 'GET', path: '/3.0/feeds', scope: 'feeds_read' },
   // Channel API keys for agent platforms (docs/access.md).
   { method: 'GET', path: '/3.0/channel_keys', scope: 'sales_channel_read' },
   { method: 'POST', path: '/3.0/channel_keys', scope: 'sales_channel_write' },

@@ -20,6 +20,7 @@ import { writeProductBatch } from '../core/catalog/catalog-batch.ts';
 import { createCustomer, findCustomer, listCustomers } from '../core/orders/customers.ts';
 import { createOrder, findOrder, listOrders, updateOrderStatus } from '../core/orders/orders.ts';
 import { getInventory, setInventory, setInventoryBySku } from '../core/products/inventory.ts';
+import { listFeeds } from '../import/feeds.ts';
 import { listDeliveries, redeliver } from '../core/orders/webhooks.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../core/orders/webhook-endpoints.ts';
 import { ChannelKeyInput, issueChannelKey, listChannelKeys, revokeChannelKey } from '../core/access/channel-keys.ts';
@@ -146,6 +147,22 @@ function productRoutes(r: Hono<MerchantEnv>, v: string): void {
       .executeTakeFirst();
     if (taken) throw new DomainError('conflict', 'variant_id_taken', `Variant id ${taken.id} belongs to product ${taken.product_id}.`);
   };
+
+  // The shop's feeds and their last results (ucp-storefront import URL [--every]: docs/import-feeds.md).
+  r.get(`${v}/feeds`, guard('feeds_read'), async (c) => {
+    const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+    const feeds = (await listFeeds(c.get('db'), c.get('merchant').id)).map((f) => ({
+      url: f.url,
+      format: f.format,
+      every_seconds: f.interval_seconds,
+      next_due: iso(f.next_due),
+      last_run_at: iso(f.last_run_at),
+      last_status: f.last_status,
+      last_counts: f.last_counts,
+      last_error: f.last_error,
+    }));
+    return c.json({ feeds });
+  });
 
   r.get(`${v}/products/:id`, guard('products_read'), async (c) => {
     const p = await loadProduct(c, c.req.param('id'));
