@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Hono } from 'hono';
-import { Conflict, DomainError, ERROR_CODES, InvalidRequest, type ErrorKind } from '../server/core/shared/errors.ts';
+import { Conflict, DomainError, ERROR_CODES, InvalidRequest, toDomainError, type ErrorKind } from '../server/core/shared/errors.ts';
 import { validate } from '../server/core/shared/validate.ts';
 import { REST_STATUS, renderError } from '../server/http/errors.ts';
 import { MERCHANT_STATUS, asDomainError, envelope } from '../server/merchant/errors.ts';
@@ -85,6 +85,16 @@ describe('the error family', () => {
     }
     expect(new AccessDenied('signature_invalid', 'x', 401).kind).toBe('unauthorized');
     expect(new IdempotencyConflict().code).toBe(ERROR_CODES.idempotencyConflict);
+  });
+});
+
+describe('classifying what was thrown', () => {
+  it("a request body the client stopped sending is the client's mistake (400 request_aborted), not a database outage", () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    expect(toDomainError(aborted, 'test')).toMatchObject({ kind: 'malformed', code: ERROR_CODES.requestAborted });
+    // The database's own socket reset is still an outage.
+    const dbReset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+    expect(toDomainError(dbReset, 'test')).toMatchObject({ kind: 'unavailable' });
   });
 });
 

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   invalidFile: 'invalid_file',
   /** An import asked for what cannot be done (a new shop without a domain, another currency): server/import/run.ts. */
   importRefused: 'import_refused',
+  /** The client stopped sending its request body before it ended. */
+  requestAborted: 'request_aborted',
   requestTooLarge: 'request_too_large',
   unsupportedMediaType: 'unsupported_media_type',
   notFound: 'not_found',
@@ -116,12 +118,20 @@ export function logCause(edge: string, err: DomainError): void {
  */
 export function toDomainError(err: unknown, edge: string): DomainError {
   if (err instanceof DomainError) return err;
+  // The client stopped sending its body (a proxy's size cutoff, a closed tab): its mistake, not an outage.
+  if (isClientAbort(err)) return new DomainError('malformed', ERROR_CODES.requestAborted, 'The request body was cut off before it ended; send it whole.');
   if (isUnavailable(err)) {
     requestUnavailable(edge, err); // the operator sees the outage, counted, and its end (lib/outage.ts)
     return new DomainError('unavailable', UNAVAILABLE.code, UNAVAILABLE.content);
   }
   log.error(edge, 'unhandled error', { err });
   return new DomainError('internal', INTERNAL.code, INTERNAL.content);
+}
+
+/** Node's error for a request whose body ended early (`IncomingMessage` 'aborted'), not a socket of the database's. */
+export function isClientAbort(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
 /** PostgreSQL refused a text value (22021 invalid byte sequence, 22P05 untranslatable character: NUL): the input is at fault. */
