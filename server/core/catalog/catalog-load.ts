@@ -38,6 +38,8 @@ export interface CatalogSource {
   read(): unknown;
   /** The document is an update of part of the shop (an import, catalog-sync.ts): the shop's discount codes are kept, not replaced. */
   keepDiscounts?: boolean;
+  /** `read()` gives a document its caller already checked record by record (catalog-sync.ts): not parsed a second time. */
+  checked?: boolean;
 }
 
 export interface FileResult {
@@ -87,7 +89,7 @@ export async function loadCatalogs(db: DB, sources: CatalogSource[], hooks: Load
       let products = 0;
       for (; next < sources.length && products < loadTuning.groupProducts; next++) {
         try {
-          const file = checkCatalogFile(sources[next].read());
+          const file = sources[next].checked ? (sources[next].read() as CatalogFile) : checkCatalogFile(sources[next].read());
           group.push({ index: next, file, keepDiscounts: sources[next].keepDiscounts });
           products += file.products.length;
         } catch (e) {

@@ -24,7 +24,7 @@ export interface SyncShop {
 
 export interface SyncRequest {
   shop: SyncShop;
-  /** Checked catalog records, each with its `source`. */
+  /** Catalog records the caller checked against `StoredProduct` (and for repeated ids), each with its `source`. */
   products: StoredProduct[];
   /** The sources this run reads whole: their products not in `products` become unavailable (unless `partial`). */
   sources: string[];
@@ -55,13 +55,18 @@ export async function syncCatalog(db: DB, req: SyncRequest): Promise<SyncCounts>
     listed.add(p.id);
     counts.variants += p.variants.length;
     const before = stored.get(p.id);
+    if (!before) {
+      counts.created++;
+      writes.push(storedForm(p));
+      continue;
+    }
     // As the database gives it back (no undefined members), so an unchanged product compares equal.
     const next = JSON.parse(JSON.stringify(storedForm(p))) as StoredProduct;
-    if (!before) counts.created++;
-    else if (isDeepStrictEqual(before, next)) {
+    if (isDeepStrictEqual(before, next)) {
       counts.unchanged++;
       continue;
-    } else counts.updated++;
+    }
+    counts.updated++;
     writes.push(next);
   }
   if (!req.partial) {
@@ -73,7 +78,9 @@ export async function syncCatalog(db: DB, req: SyncRequest): Promise<SyncCounts>
   }
   const shopChanged = !shopExists || (await shopDiffers(db, req.shop));
   if (req.dryRun || (!writes.length && !shopChanged)) return counts;
-  const [result] = await loadCatalogs(db, [{ name: `shop ${req.shop.id}`, keepDiscounts: true, read: () => ({ shop: req.shop, products: writes }) }]);
+  // The caller checked the records one by one against the schema (server/import/run.ts): not parsed again.
+  const file = { shop: req.shop, products: writes, discounts: [] };
+  const [result] = await loadCatalogs(db, [{ name: `shop ${req.shop.id}`, keepDiscounts: true, checked: true, read: () => file }]);
   if (result.error) throw new CatalogFileError(result.error, result.issues ?? []);
   return counts;
 }
