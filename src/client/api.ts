@@ -24,8 +24,8 @@ export interface ClientOptions {
 export class UcpClient {
   constructor(readonly opts: ClientOptions) {}
 
-  call<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
-    const headers: Record<string, string> = {};
+  call<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<Result<T>> {
+    const headers: Record<string, string> = { ...extra };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.opts.auth) headers.Authorization = `Bearer ${this.opts.auth}`;
     if (this.opts.transport) headers['UCP-Inspector-Transport'] = this.opts.transport;
@@ -46,8 +46,9 @@ export class UcpClient {
     const r = await this.call<GetProductResponse>('POST', '/catalog/product', { id, context });
     return r.ok ? { ok: true, data: r.data.product } : r;
   }
+  /** With an Idempotency-Key (as UCP recommends on create): a retry of this call cannot make a second cart. */
   createCart(req: CreateCartRequest) {
-    return this.call<Cart>('POST', '/carts', req);
+    return this.call<Cart>('POST', '/carts', req, { 'Idempotency-Key': idempotencyKey() });
   }
   getCart(id: string) {
     return this.call<Cart>('GET', `/carts/${encodeURIComponent(id)}`);
@@ -55,6 +56,15 @@ export class UcpClient {
   updateCart(id: string, req: UpdateCartRequest) {
     return this.call<Cart>('PUT', `/carts/${encodeURIComponent(id)}`, req);
   }
+}
+
+/**
+ * A fresh key of 128 random bits. `crypto.randomUUID` exists only in secure contexts, and a
+ * storefront may still be served over plain http: `getRandomValues` works everywhere.
+ */
+export function idempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** The request form of a cart's lines (for full-replacement PUTs). */
