@@ -20,6 +20,7 @@
  *   BENCH_ONLY=scale BENCH_SHOPS=200 BENCH_CARTS=20000 npm run bench   # the same, small, to try it first
  *   BENCH_ONLY=package npm run bench   # install sizes, CLI cold start, start → ready, idle sandbox RSS: before/after (bench/package.ts)
  *   BENCH_ONLY=import npm run bench    # a Shopify CSV and a Google feed through import beside seeding the same catalog as JSON (bench/import.ts)
+ *   BENCH_ONLY=profile-cache npm run bench   # the agent-profile cache's heap per entry with hostile profiles (bench/profile-cache.ts)
  *
  * The scale benchmark is not part of the default run: its first run loads a million products and a
  * million carts (tens of minutes on a shared 2-core machine; later runs reuse its database, kept in
@@ -241,6 +242,7 @@ async function main() {
   if (ONLY === 'apps') return benchApps();
   if (ONLY === 'package') return (await import('./package.ts')).benchPackage();
   if (ONLY === 'import') return (await import('./import.ts')).benchImport();
+  if (ONLY === 'profile-cache') return (await import('./profile-cache.ts')).benchProfileCache();
   if (ONLY === 'scale') {
     await (await import('./scale.ts')).benchScale();
     return;

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../server/core/access/negotiation.ts';
 import { CAPABILITIES } from '../server/core/shops/ucp-profile.ts';
 import { PlatformProfile } from '../src/wire/platform-profile.ts';
-import { checkProfileUrl, profileHref, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/access/platform-profiles.ts';
+import { checkProfileUrl, entryBytes, negotiationProfile, profileHref, PlatformProfiles, ProfileError, type FetchLike } from '../server/core/access/platform-profiles.ts';
 import { hasSchemas, PROFILE_ID, validateUcp } from './support/ucp-schemas.ts';
 import { makeKey, platformProfile } from './support/platform.ts';
 
@@ -184,14 +184,16 @@ describe('profile fetcher', () => {
     expect(calls).toBe(2);
   });
 
-  it('one fetch for concurrent misses; LRU bounded', async () => {
+  it('one fetch for concurrent misses; LRU bounded by bytes', async () => {
     let calls = 0;
     const f: FetchLike = async () => {
       calls++;
       await new Promise((r) => setTimeout(r, 20));
       return json(platformProfile());
     };
-    const p = new PlatformProfiles({ fetch: f, maxEntries: 2 });
+    // Room for two entries, not three.
+    const one = entryBytes(URL1, negotiationProfile(platformProfile() as never));
+    const p = new PlatformProfiles({ fetch: f, maxCacheBytes: 2 * one + 100 });
     await Promise.all([p.get(URL1), p.get(URL1), p.get(URL1)]);
     expect(calls).toBe(1);
     await p.get('https://b.example/p');

@@ -73,3 +73,25 @@ export function inputProblem(value: unknown, rules: InputRules = {}): { path: st
   const content = walk(value, 0);
   return content ? { path: jsonPath(path, rules.root), content } : null;
 }
+
+/**
+ * Whether a JSON text nests arrays or objects deeper than `max` levels ({@link MAX_DEPTH}, the rule
+ * {@link inputProblem} holds parsed values to), found by scanning the text before `JSON.parse`
+ * builds anything: a 256 KiB `[[[…]]]` costs megabytes of heap once parsed, nothing here. Brackets
+ * inside strings do not count. The text need not be valid JSON (the parse that follows says so).
+ */
+export function jsonNestedTooDeep(text: string, max: number = MAX_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
