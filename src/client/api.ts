@@ -24,8 +24,7 @@ export interface ClientOptions {
 export class UcpClient {
   constructor(readonly opts: ClientOptions) {}
 
-  call<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<Result<T>> {
-    const headers: Record<string, string> = { ...extra };
+  call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result<T>> {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.opts.auth) headers.Authorization = `Bearer ${this.opts.auth}`;
     if (this.opts.transport) headers['UCP-Inspector-Transport'] = this.opts.transport;
@@ -46,9 +45,13 @@ export class UcpClient {
     const r = await this.call<GetProductResponse>('POST', '/catalog/product', { id, context });
     return r.ok ? { ok: true, data: r.data.product } : r;
   }
-  /** With an Idempotency-Key (as UCP recommends on create): a retry of this call cannot make a second cart. */
+  /**
+   * With an Idempotency-Key (as UCP recommends on create): a retry of this call cannot make a
+   * second cart. 128 random bits, base64: `crypto.randomUUID` exists only in secure contexts, and a
+   * storefront may still be served over plain http; `getRandomValues` works everywhere.
+   */
   createCart(req: CreateCartRequest) {
-    return this.call<Cart>('POST', '/carts', req, { 'Idempotency-Key': idempotencyKey() });
+    return this.call<Cart>('POST', '/carts', req, { 'Idempotency-Key': btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))) });
   }
   getCart(id: string) {
     return this.call<Cart>('GET', `/carts/${encodeURIComponent(id)}`);
@@ -58,14 +61,6 @@ export class UcpClient {
   }
 }
 
-/**
- * A fresh key of 128 random bits. `crypto.randomUUID` exists only in secure contexts, and a
- * storefront may still be served over plain http: `getRandomValues` works everywhere.
- */
-export function idempotencyKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** The request form of a cart's lines (for full-replacement PUTs). */
 export function linesOf(cart: Cart | null): LineItemInput[] {
