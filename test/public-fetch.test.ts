@@ -53,6 +53,69 @@ describe('isPublicAddress', () => {
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
   });
+
+  // Issue 47: every block of the IANA special-purpose registries (IPv4 and IPv6) that is not
+  // globally reachable, each tested at its first and last address, beside a public neighbour.
+  const IPV4_SPECIAL: Array<[block: string, first: string, last: string]> = [
+    ['0.0.0.0/8 this network', '0.0.0.0', '0.255.255.255'],
+    ['10.0.0.0/8 private', '10.0.0.0', '10.255.255.255'],
+    ['100.64.0.0/10 shared (CGNAT)', '100.64.0.0', '100.127.255.255'],
+    ['127.0.0.0/8 loopback', '127.0.0.0', '127.255.255.255'],
+    ['169.254.0.0/16 link-local', '169.254.0.0', '169.254.255.255'],
+    ['172.16.0.0/12 private', '172.16.0.0', '172.31.255.255'],
+    ['192.0.0.0/24 IETF protocol assignments', '192.0.0.0', '192.0.0.255'],
+    ['192.0.2.0/24 TEST-NET-1', '192.0.2.0', '192.0.2.255'],
+    ['192.88.99.0/24 6to4 relay anycast', '192.88.99.0', '192.88.99.255'],
+    ['192.168.0.0/16 private', '192.168.0.0', '192.168.255.255'],
+    ['198.18.0.0/15 benchmarking', '198.18.0.0', '198.19.255.255'],
+    ['198.51.100.0/24 TEST-NET-2', '198.51.100.0', '198.51.100.255'],
+    ['203.0.113.0/24 TEST-NET-3', '203.0.113.0', '203.0.113.255'],
+    ['224.0.0.0/4 multicast', '224.0.0.0', '239.255.255.255'],
+    ['240.0.0.0/4 reserved + broadcast', '240.0.0.0', '255.255.255.255'],
+  ];
+  it.each(IPV4_SPECIAL)('IPv4 %s: refused, also inside IPv4-mapped and NAT64 IPv6', (_block, first, last) => {
+    for (const a of [first, last]) {
+      expect(isPublicAddress(a), a).toBe(false);
+      expect(isPublicAddress(`::ffff:${a}`), `::ffff:${a}`).toBe(false);
+      expect(isPublicAddress(`64:ff9b::${a}`), `64:ff9b::${a}`).toBe(false);
+      expect(isPublicAddress(`::${a}`), `::${a}`).toBe(false); // IPv4-compatible
+    }
+  });
+  it('IPv4 neighbours of the blocks are public', () => {
+    for (const a of ['1.0.0.1', '11.0.0.1', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '172.15.255.255', '172.32.0.0', '192.0.1.0', '192.0.3.0', '192.88.98.255', '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '198.51.99.255', '203.0.112.255', '223.255.255.255']) {
+      expect(isPublicAddress(a), a).toBe(true);
+    }
+  });
+
+  const IPV6_SPECIAL: Array<[block: string, first: string, last: string]> = [
+    ['::/96 unspecified, loopback, IPv4-compatible', '::', '::ffff:ffff'],
+    ['::ffff:0:0/96 IPv4-mapped (hex notation) of loopback', '::ffff:7f00:0', '::ffff:7fff:ffff'],
+    ['::ffff:0:0:0/96 IPv4-translated', '::ffff:0:0:0', '::ffff:0:ffff:ffff'],
+    ['64:ff9b::/96 NAT64 of private', '64:ff9b::a00:1', '64:ff9b::c0a8:ffff'],
+    ['64:ff9b::/32 outside the /96', '64:ff9b:0:0:0:1::', '64:ff9b:0:ffff:ffff:ffff:ffff:ffff'],
+    ['64:ff9b:1::/48 local-use translation', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff'],
+    ['100::/64 discard-only', '100::', '100::ffff:ffff:ffff:ffff'],
+    ['100:0:0:1::/64 dummy prefix', '100:0:0:1::', '100:0:0:1:ffff:ffff:ffff:ffff'],
+    ['2001::/23 IETF protocol assignments', '2001::', '2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['2001:db8::/32 documentation', '2001:db8::', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['2002::/16 6to4', '2002::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['3fff::/20 documentation', '3fff::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['5f00::/16 segment routing SIDs', '5f00::', '5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['fc00::/7 unique local', 'fc00::', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['fe80::/10 link-local', 'fe80::', 'febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['fec0::/10 site-local (deprecated)', 'fec0::', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['ff00::/8 multicast', 'ff00::', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['outside 2000::/3 (reserved by the IETF)', '4000::', '1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+  ];
+  it.each(IPV6_SPECIAL)('IPv6 %s: refused', (_block, first, last) => {
+    expect(isPublicAddress(first), first).toBe(false);
+    expect(isPublicAddress(last), last).toBe(false);
+  });
+  it('IPv6 global unicast, and IPv4-mapped or NAT64 of a public IPv4 address, are public', () => {
+    for (const a of ['2606:4700:4700::1111', '2a00:1450:4001::1', '2001:200::1', '2001:db7:ffff::1', '2001:db9::1', '2003::1', '3ffe:ffff::1', '3fff:1000::1', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::8.8.8.8', '64:ff9b::808:808']) {
+      expect(isPublicAddress(a), a).toBe(true);
+    }
+  });
 });
 
 describe('publicFetch', () => {

@@ -26,7 +26,7 @@ import { accessPolicy, allows, OPERATION_CAPABILITY, type OperationName, type Ti
 import { verifyChannelKey } from '../core/access/channel-keys.ts';
 import { checkStorefrontToken, isStorefrontToken } from '../core/access/storefront-tokens.ts';
 import { intersectCapabilities, negotiateVersion, NegotiationError, type CapabilityRegistry } from '../core/access/negotiation.ts';
-import { platformProfiles, ProfileError, type ResolvedProfile } from '../core/access/platform-profiles.ts';
+import { isLoopbackHost, platformProfiles, ProfileError, type ResolvedProfile } from '../core/access/platform-profiles.ts';
 import { errorStatus, verify, type VerifyErrorCode } from '../core/access/http-signatures.ts';
 import { CAPABILITIES, capabilitiesAt, OLDER_VERSIONS, demoAgentProfileUrl, responseMeta, type Operation } from '../core/shops/ucp-profile.ts';
 import { operationClass, spendTransportBudget, type BudgetClient } from './transport-limits.ts';
@@ -170,6 +170,34 @@ const ALL_CAPABILITIES: ReadonlySet<string> = new Set(Object.keys(CAPABILITIES))
 
 export function allowInsecureProfiles(config: Config): boolean {
   return config.allowInsecureProfileUrls === true && config.mode !== 'production';
+}
+
+/**
+ * A browser request made by a page of another site (issue 47): an `Origin` that is not a page of
+ * the developer's own machine (a loopback host: localhost, *.localhost, 127.0.0.0/8, [::1]; `null`
+ * counts as foreign), or no `Origin` and `Sec-Fetch-Site: cross-site`. Any web page the developer
+ * visits can send such requests (CORS allows `UCP-Agent`); they get the production rules for profile
+ * fetches (https, public addresses only), so no page can make a development server fetch loopback
+ * or private addresses for it. A page served from loopback (a local agent, the MCP Apps test host)
+ * is the developer's own, like a command-line agent, which sends no `Origin`.
+ */
+export function crossSiteRequest(headers: HeaderReader): boolean {
+  const origin = headers.get('origin');
+  if (origin !== undefined && origin !== null) {
+    try {
+      const u = new URL(origin);
+      return !((u.protocol === 'http:' || u.protocol === 'https:') && isLoopbackHost(u.hostname));
+    } catch {
+      return true; // `null` and anything else that is no origin of ours
+    }
+  }
+  return headers.get('sec-fetch-site')?.trim().toLowerCase() === 'cross-site';
+}
+
+/** The profile fetcher for this request: development's (loopback http, localhost names) unless cross-site. */
+function profilesFor(config: Config, headers: HeaderReader) {
+  if (config.mode === 'production' || crossSiteRequest(headers)) return platformProfiles(false, 'production');
+  return platformProfiles(allowInsecureProfiles(config), config.mode);
 }
 
 /**
@@ -349,7 +377,7 @@ async function verifySignature(input: AuthInput, profiles: Profiles, resolved: R
 export async function authenticate(input: AuthInput): Promise<AccessContext> {
   const { config, shop, operation, headers } = input;
   const origin = new URL(input.url).origin;
-  const profiles = platformProfiles(allowInsecureProfiles(config), config.mode);
+  const profiles = profilesFor(config, headers);
   const profileUrl = namedProfileUrl(input, profiles, origin);
 
   // 2. The tier, from the credential presented.
