@@ -26,7 +26,7 @@ export const requireMcp: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** REST's request headers (signed-tier agents sign MCP POSTs too) and MCP's own. */
 const MCP_CORS = {
-  allowHeaders: [...UCP_ALLOW_HEADERS, 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
+  allowHeaders: [...UCP_ALLOW_HEADERS, 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Mcp-Method', 'Mcp-Name'],
   allowMethods: ['POST', 'OPTIONS'],
   exposeHeaders: ['Retry-After', 'WWW-Authenticate', 'UCP-Sandbox-Fault-Ignored'],
   maxAge: 600,
