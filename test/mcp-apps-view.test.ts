@@ -187,3 +187,40 @@ describe('links the view hands to its host (src/apps/links.ts)', () => {
     for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', ' javascript:alert(1)', 'data:text/html,<script>1</script>', '/cart/c1', 'vbscript:x', '', undefined, 42]) expect(webAddress(bad)).toBe(false);
   });
 });
+
+describe('tool results the view cannot draw (src/apps/shell.ts, the wire view shapes)', () => {
+  const ucp = { version: '2026-04-08' };
+  const goodCart = {
+    ucp,
+    id: 'cart_1',
+    currency: 'USD',
+    line_items: [{ id: 'li_1', item: { id: 'var_1', title: 'Mug', price: 1200 }, quantity: 1, totals: [{ type: 'subtotal', amount: 1200 }] }],
+    totals: [{ type: 'total', amount: 1200 }],
+    continue_url: 'https://shop.example/cart/cart_1',
+  };
+  const search = { ucp, products: [{ id: 'p1', title: 'Mug', price_range: { min: { amount: 1200, currency: 'USD' }, max: { amount: 1200, currency: 'USD' } }, variants: [{ id: 'var_1', title: 'Mug', price: { amount: 1200, currency: 'USD' }, availability: { available: true } }] }], pagination: { has_next_page: false } };
+  const result = (body: unknown) => ({ content: [{ type: 'text', text: '' }], structuredContent: body });
+
+  it.each([
+    ['a line without item', { ...goodCart, line_items: [{ quantity: 1 }] }],
+    ['a quantity that is not a number', { ...goodCart, line_items: [{ quantity: 'x' }] }],
+    ['discount codes that are not a list', { ...goodCart, discounts: { codes: 'x', applied: [] } }],
+    ['a product without variants', { ucp, products: [{ id: 'p', title: 'x', price_range: search.products[0].price_range, variants: [] }] }],
+  ])('%s: a notice, the last good screen kept, and the next good result drawn', async (_, bad) => {
+    const { Shell } = await import('../src/apps/shell.ts');
+    const h = fakeHost();
+    const shell = new Shell(new Bridge(h.win, 1000));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    shell.toolResult(result(search));
+    expect(shell.screen.value).toBe('cards');
+    shell.toolResult(result(bad));
+    expect(shell.screen.value).toBe('cards');
+    expect(shell.notice.value).not.toBe('');
+    expect(warn).toHaveBeenCalled();
+    shell.toolResult(result(goodCart));
+    expect(shell.screen.value).toBe('cart');
+    expect(shell.notice.value).toBe('');
+    expect(shell.store.cart.value?.id).toBe('cart_1');
+    warn.mockRestore();
+  });
+});

@@ -6,9 +6,9 @@
  * calls tools through the host (./tools.ts).
  */
 import { batch, signal } from '@preact/signals';
-import type { Cart } from '../wire/cart.ts';
+import { ViewCart, type Cart } from '../wire/cart.ts';
 import { webAddress } from './links.ts';
-import type { Product } from '../wire/catalog.ts';
+import { ViewProduct, type Product } from '../wire/catalog.ts';
 import type { Message } from '../wire/common.ts';
 import { money, rememberNoCarts, Store } from '../state/store.ts';
 import { productUi } from '../views/product.tsx';
@@ -89,15 +89,19 @@ export class Shell {
     return batch(() => {
       this.notice.value = '';
       if (Array.isArray(body.products)) {
+        if (!body.products.every((p) => drawable(ViewProduct.safeParse(p), 'products[]'))) return false;
         this.products.value = body.products as Product[];
         this.cardNotes.value = {};
         this.screen.value = 'cards';
         // For docs/benchmarks.md: the cards are drawn (the render ran in this batch's effect).
         requestAnimationFrame(() => performance.mark('ucp:apps:cards'));
-      } else if (isObject(body.product) && Array.isArray(body.product.variants)) {
+      } else if (isObject(body.product)) {
+        if (!drawable(ViewProduct.safeParse(body.product), 'product')) return false;
         this.setProduct(body.product as unknown as Product);
-      } else if (typeof body.id === 'string' && Array.isArray(body.line_items) && Array.isArray(body.totals)) {
-        this.store.pin(body.id);
+      } else if ('line_items' in body) {
+        const cart = ViewCart.safeParse(body);
+        if (!drawable(cart, 'cart')) return false;
+        this.store.pin(cart.data.id);
         this.store.cart.value = body as unknown as Cart;
         this.store.error.value = [];
         this.screen.value = 'cart';
@@ -175,3 +179,12 @@ export class Shell {
   }
 }
 
+
+/**
+ * Whether a tool result's part has the shape the views read; if not, the console says where (the
+ * shopper sees a notice and the last good screen).
+ */
+function drawable<T>(r: { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } }, what: string): r is { success: true; data: T } {
+  if (!r.success) console.warn(`ucp view: a ${what} in the tool result was not drawn:`, r.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return r.success;
+}

@@ -170,3 +170,27 @@ export const HandoffCart = z.looseObject({
   totals: z.array(HandoffTotal),
 });
 export type HandoffCart = z.infer<typeof HandoffCart>;
+
+/**
+ * A cart as the views read it (src/views/cart*.tsx): what a tool result must hold before the MCP
+ * Apps view stores it (src/apps/shell.ts). A result that breaks it is refused with a notice and the
+ * last good screen stays; without this check one malformed result froze the view for good.
+ */
+const ViewMessage = z.looseObject({ type: z.string(), content: z.string(), code: z.optional(z.string()), path: z.optional(z.string()) });
+export const ViewCart = z.looseObject({
+  id: z.string().check(z.minLength(1)),
+  currency: z.string(),
+  line_items: z.array(
+    z.looseObject({
+      id: z.optional(z.string()),
+      item: z.looseObject({ id: z.string(), title: z.string(), price: z.int(), image_url: z.optional(z.string()) }),
+      quantity: z.int(),
+      customizations: z.optional(z.array(z.looseObject({ id: z.string(), value: z.string() }))),
+      totals: z.optional(z.array(HandoffTotal)),
+    }),
+  ),
+  totals: z.array(HandoffTotal),
+  discounts: z.optional(z.looseObject({ codes: z.array(z.string()), applied: z.array(z.looseObject({ code: z.optional(z.string()), title: z.optional(z.string()) })) })),
+  messages: z.optional(z.array(ViewMessage)),
+  continue_url: z.optional(z.string()),
+});

@@ -145,3 +145,28 @@ export interface GetProductResponse {
   product: Product;
   messages?: Message[];
 }
+
+/**
+ * A product as the views read it (src/apps/cards.tsx, src/views/product.tsx): what a tool result's
+ * products must hold before the MCP Apps view stores them (src/apps/shell.ts).
+ */
+const ViewPrice = z.looseObject({ amount: z.int(), currency: z.string() });
+export const ViewProduct = z.looseObject({
+  id: z.string(),
+  title: z.string(),
+  url: z.optional(z.string()),
+  price_range: z.looseObject({ min: ViewPrice, max: ViewPrice }),
+  media: z.optional(z.array(z.looseObject({ url: z.string(), alt_text: z.optional(z.string()) }))),
+  options: z.optional(z.array(z.looseObject({ name: z.string(), values: z.array(z.looseObject({ label: z.string() })) }))),
+  variants: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        title: z.string(),
+        price: ViewPrice,
+        availability: z.looseObject({ available: z.boolean() }),
+        options: z.optional(z.array(z.looseObject({ name: z.string(), label: z.string() }))),
+      }),
+    )
+    .check(z.minLength(1)),
+});
