@@ -420,3 +420,39 @@ describe('widget language (src/views/i18n.ts)', () => {
     expect([...root.querySelectorAll('dt')].map((d) => d.textContent!.trim())).toEqual(['Subtotal', 'Estimated tax', 'Total']);
   });
 });
+
+describe('the option picker (src/views/options.tsx)', () => {
+  const { optionSelects } = pickerKit(kit);
+  const price = { amount: 1000, currency: 'USD' };
+  const variant = (id: string, color: [string, string], size: [string, string]) => ({
+    id, title: `${color[1]} / ${size[1]}`, price, availability: { available: true, status: 'in_stock' },
+    options: [{ name: 'Color', id: color[0], label: color[1] }, { name: 'Size', id: size[0], label: size[1] }],
+  });
+  const product = {
+    id: 'p', handle: 'p', title: 'Tee', description: { plain: '' }, url: '', categories: [], price_range: { min: price, max: price },
+    options: [
+      { name: 'Color', values: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] },
+      { name: 'Size', values: [{ id: 's', label: 'S' }, { id: 'm', label: 'M' }, { id: 'l', label: 'L' }] },
+    ],
+    variants: [variant('red-s', ['red', 'Red'], ['s', 'S']), variant('red-m', ['red', 'Red'], ['m', 'M']), variant('blue-l', ['blue', 'Blue'], ['l', 'L'])],
+  };
+
+  it('a value no variant has with the current choices names what it comes with, and choosing it shows that variant', () => {
+    const host = document.createElement('div');
+    const ui = { variantId: { value: 'red-s' }, rejected: { value: null } } as never;
+    act(() => render(<div>{optionSelects(product as never, product.variants[0] as never, 'en', 'o', ui)}</div>, host));
+    const labels = (i: number) => [...host.querySelectorAll(`#o-o${i} option`)].map((o) => o.textContent);
+    expect(labels(0)).toEqual(['Red', 'Blue (with L)']);
+    expect(labels(1)).toEqual(['S', 'M', 'L (with Blue)']);
+    const color = host.querySelector<HTMLSelectElement>('#o-o0')!;
+    color.value = 'blue';
+    act(() => void color.dispatchEvent(new Event('change')));
+    expect((ui as { variantId: { value: string } }).variantId.value).toBe('blue-l');
+  });
+
+  it('says it in French too', () => {
+    const host = document.createElement('div');
+    act(() => render(<div>{optionSelects(product as never, product.variants[0] as never, 'fr', 'o', { variantId: { value: 'red-s' }, rejected: { value: null } } as never)}</div>, host));
+    expect([...host.querySelectorAll('#o-o0 option')].map((o) => o.textContent)).toEqual(['Red', 'Blue (avec L)']);
+  });
+});

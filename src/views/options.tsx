@@ -18,16 +18,24 @@ export function makeOptions(k: Kit) {
   return { optionSelects };
 }
 
+/** "(with M)": this chunk's own words, so the entry's dictionary does not grow for them. */
+const WITH: Record<string, string> = { en: 'with', fr: 'avec' };
+
 /**
  * One `<select>` per option. A value no variant offers with the other choices picks the first variant
- * that has it; a value whose variant cannot be bought says so.
+ * that has it, and says so before it is chosen: "Red (with L)" names the other values it comes with,
+ * so choosing it changes them in plain sight, never silently (a sparse size × colour matrix stays
+ * reachable, which disabling those values would not). A value whose variant cannot be bought says so.
  */
 function optionSelects(product: Product, variant: Variant, lang: string, uid: string, ui: { variantId: Signal<string>; rejected: Signal<unknown> }) {
   const opts = product.options!;
   const has = (v: Variant, name: string, id?: string) => v.options?.some((o) => o.name === name && o.id === id);
   const chosen = (name: string) => variant.options?.find((o) => o.name === name)?.id;
-  const variantWith = (name: string, id?: string) =>
-    product.variants.find((v) => opts.every((o) => has(v, o.name, o.name === name ? id : chosen(o.name)))) ?? product.variants.find((v) => has(v, name, id));
+  const exact = (name: string, id?: string) => product.variants.find((v) => opts.every((o) => has(v, o.name, o.name === name ? id : chosen(o.name))));
+  const variantWith = (name: string, id?: string) => exact(name, id) ?? product.variants.find((v) => has(v, name, id));
+  /** The other options' values `v` has where they differ from the current choice ("L", "L / Navy"). */
+  const changes = (v: Variant, name: string) =>
+    (v.options ?? []).filter((o) => o.name !== name && o.id !== chosen(o.name)).map((o) => o.label).join(' / ');
   return opts.map((o, i) => (
     <div class="f">
       <label class="t" for={`${uid}-o${i}`}>
@@ -36,9 +44,11 @@ function optionSelects(product: Product, variant: Variant, lang: string, uid: st
       <select id={`${uid}-o${i}`} part="option" value={chosen(o.name)} onChange={(e) => { ui.variantId.value = variantWith(o.name, (e.currentTarget as HTMLSelectElement).value)?.id ?? variant.id; ui.rejected.value = null; }}>
         {o.values.map((x) => {
           const v = variantWith(o.name, x.id);
+          const moves = v && !exact(o.name, x.id) ? changes(v, o.name) : '';
           return (
             <option value={x.id} disabled={!v}>
               {x.label}
+              {moves ? ` (${WITH[lang.split('-')[0]] ?? WITH.en} ${moves})` : ''}
               {v?.availability.available ? '' : ` (${t(lang, 'unavailable')})`}
             </option>
           );
