@@ -3,7 +3,8 @@
  *  - a frame on a foreign origin inside the agent page posts forged EP messages to the host and to
  *    the cart frame: all ignored (event.source + exact origin checks), the session keeps working;
  *  - a foreign page framing the cart page is refused by the shop's CSP frame-ancestors.
- * Fixtures live in public/agent/ and are served by the shop's static handler on other.localhost.
+ * Fixtures live in public/agent/ and are served, in development only, on agent.localhost and on the
+ * fixtures' fixed hostile origin evil.localhost (server/storefront/index.ts); no shop host serves them.
  */
 import { expect, test, type Page } from '@playwright/test';
 
@@ -23,7 +24,7 @@ test('forged messages from a foreign frame (and from the host window itself) are
 
   // A hostile frame on another origin posts forged notifications/requests to the host and forged
   // handshake answers (with a MessagePort) to the cart frame, five rounds.
-  const forgeUrl = `${on(baseURL, 'other')}/agent/forge.html`;
+  const forgeUrl = `${on(baseURL, 'evil')}/forge.html`;
   await page.evaluate((src) => {
     const f = document.createElement('iframe');
     f.src = src;
@@ -74,8 +75,8 @@ test('a foreign framer is refused by CSP frame-ancestors; an allowed one is not'
     if (r.url().startsWith(`${shop}/ucp/host`)) hostJsRequests.push(r.url());
   });
 
-  // Foreign origin (other.localhost is not in demo's allowed_agent_origins).
-  await page.goto(`${on(baseURL, 'other')}/agent/frame.html?cart=${cartId}`);
+  // Foreign origin (evil.localhost is not in demo's allowed_agent_origins).
+  await page.goto(`${on(baseURL, 'evil')}/frame.html?cart=${cartId}`);
   const iframe = page.locator('iframe[title="Framed cart"]');
   await expect(iframe).toHaveAttribute('src', `${shop}/cart/${cartId}?ep_version=2026-04-08&ep_cart_delegate=`);
   await expect.poll(() => consoleLines.some((l) => /frame-ancestors/.test(l) && l.includes(shop))).toBe(true);

@@ -27,7 +27,7 @@ import { mcpRoutes } from './mcp/routes.ts';
 import { sandboxFault } from './http/sandbox-fault.ts';
 import { inspectExchanges } from './http/inspector/record.ts';
 import { faviconHandler } from './storefront/favicon.ts';
-import { AGENT_HOSTNAME, agentSite, PUBLIC_DIR, staticFiles, storefrontRoutes } from './storefront/index.ts';
+import { AGENT_HOSTNAME, agentSite, FIXTURE_HOSTNAME, PUBLIC_DIR, publicFiles, storefrontRoutes } from './storefront/index.ts';
 import { platformRoutes } from './platform.ts';
 import { notFoundPage, serverErrorPage, wantsPage } from './storefront/error-pages.ts';
 import { DEMO_FIXTURES, DEMO_SHOP_ID } from './seed/fixtures.ts';
@@ -110,9 +110,10 @@ export function createApp({ db, config }: AppDeps) {
     c.set('origin', o.origin);
     c.set('hostname', hostname);
     c.set('client', clientAddress(c, config.trustProxy));
-    // The demo agent's own origin (agent.localhost) serves static files only, before any shop route.
-    // Development only: a production server serves no demo-only page (issue 29).
-    if (hostname === AGENT_HOSTNAME && config.mode === 'development') return agent(c, next);
+    // The demo agent's own origin (agent.localhost) and its fixtures' hostile one (evil.localhost)
+    // serve static files only, before any shop route. Development only: a production server serves
+    // no demo-only page (issues 29, 47).
+    if ((hostname === AGENT_HOSTNAME || hostname === FIXTURE_HOSTNAME) && config.mode === 'development') return agent(c, next);
     // Every request needs its shop: take the cached one synchronously when there is one.
     const cached = cachedShop(db, hostname);
     const shop = cached !== undefined ? cached : await findShopByDomain(db, hostname);
@@ -163,7 +164,8 @@ export function createApp({ db, config }: AppDeps) {
   // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
   app.use('*', platformRoutes());
 
-  app.use('/*', staticFiles(PUBLIC_DIR));
+  // public/ on every host, public/agent/ on none of them (agentSite above serves it, in development).
+  app.use('/*', publicFiles(PUBLIC_DIR));
 
   // People get pages, API clients JSON (by Accept and path: storefront/error-pages.ts).
   app.notFound((c) => (c.get('shop') && wantsPage(c) ? notFoundPage(c) : protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));

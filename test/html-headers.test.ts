@@ -26,7 +26,8 @@ const PAGES: Array<[host: string, method: string, path: string, body?: string]> 
   ['agent.localhost', 'GET', '/'],
   ['agent.localhost', 'GET', '/index.html'],
   ['agent.localhost', 'GET', '/frame.html'],
-  ['other.localhost', 'GET', '/agent/frame.html'],
+  ['evil.localhost', 'GET', '/frame.html'],
+  ['evil.localhost', 'GET', '/forge.html'],
 ];
 
 describe('HTML responses carry nosniff and a CSP', () => {

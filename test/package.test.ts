@@ -256,6 +256,9 @@ console.log(JSON.stringify(out));
     expect(files.filter((f) => /\.(ts|tsx|mts)$/.test(f) && !/\.d\.m?ts$/.test(f))).toEqual([]);
     expect(files).toContain(join('dist', 'server', 'cli.js'));
     expect(files).toContain(join('dist', 'apps', 'shop.html'));
+    // The demo agent ships (development servers serve it on agent.localhost); its test fixtures do not (issue 47).
+    expect(files).toContain(join('public', 'agent', 'index.html'));
+    expect(files.filter((f) => /^public[\\/]agent[\\/](forge|frame)\./.test(f))).toEqual([]);
     for (const p of [pkg, join(proj, 'node_modules/ucp-storefront-client')]) {
       const json = JSON.parse(readFileSync(join(p, 'package.json'), 'utf8'));
       expect(json.private, p).toBeUndefined();

@@ -10,6 +10,12 @@ import { Browser, hidden } from './support/oauth.ts';
 import { checkConfig, DEVELOPMENT_KEY_ENCRYPTION_SECRET, loadConfig } from '../server/config.ts';
 
 const AUTH_URL = 'https://accounts.example.com';
+
+/** Hosts and spellings of public/agent/ (issue 47: it was served on every host, fixtures included). */
+const AGENT_PROBE_HOSTS = ['demo.localhost', 'other.localhost', 'localhost', '127.0.0.1', 'agent.localhost', 'evil.localhost', 'evil.example', 'platform.example'];
+const AGENT_PROBE_PATHS = ['/agent/', '/agent/index.html', '/agent/agent.js', '/agent/forge.html', '/agent/forge.js', '/agent/frame.html', '/agent/frame.js', '/agent/agent.css', '/%61gent/forge.html', '/agent%2fforge.html', '/agent%252fforge.html', '/x/../agent/forge.html', '/Agent/forge.html', '/agent\\forge.html'];
+/** Text of public/agent/'s files. */
+const AGENT_FILE_TEXT = /Demo agent|test fixture|ucp:cart:|forgedCart|Framed cart/i;
 const SECRET = 'k'.repeat(44);
 
 describe('KEY_ENCRYPTION_SECRET', () => {
@@ -67,6 +73,31 @@ describe('a production server behind a proxy that ends TLS (AUTH_URL https, plai
     expect(forge.status).toBe(421); // names no shop, and is not a host the platform answers on
   });
 
+  it('public/agent/* is served on no host, however the path is spelled (issue 47)', async () => {
+    expect((await s.req('demo.localhost', 'GET', '/storefront.css')).status).toBe(200); // public/ itself still is
+    for (const host of AGENT_PROBE_HOSTS) {
+      for (const path of AGENT_PROBE_PATHS) {
+        const r = await s.req(host, 'GET', path);
+        expect(r.status, `${host}${path}`).not.toBe(200);
+        expect(r.text, `${host}${path}`).not.toMatch(AGENT_FILE_TEXT);
+      }
+    }
+  });
+
+  it('no header names an origin derived from the Host header', async () => {
+    for (const host of ['evil.example', 'www.evil.example', 'agent.evil.example', 'evil.localhost', 'agent.localhost']) {
+      for (const path of ['/', '/agent/', '/agent/index.html', '/index.html', '/storefront.css', '/cart/x', '/.well-known/ucp']) {
+        const r = await s.req(host, 'GET', path);
+        expect(JSON.stringify(r.headers), `${host}${path}`).not.toMatch(/demo\.(evil\.)?example/);
+      }
+    }
+    // A shop on a sibling name (other.localhost): nothing of demo.localhost in its answers' headers.
+    for (const path of ['/', '/agent/', '/agent/index.html', '/agent/frame.html', '/storefront.css', '/products/x']) {
+      const r = await s.req('other.localhost', 'GET', path);
+      expect(JSON.stringify(r.headers), path).not.toContain('demo.localhost');
+    }
+  });
+
   it('/admin/ with a trailing slash goes to /admin (relative, so the proxy\'s scheme and host stay)', async () => {
     const r = await s.req('localhost', 'GET', '/admin/?from=bookmark');
     expect(r.status).toBe(301);
@@ -80,6 +111,30 @@ describe('development', () => {
     s = await startTestServer();
   });
   afterAll(() => s.close());
+
+  it('public/agent/* only on agent.localhost and the fixtures\' evil.localhost; the agent pages\' origins are fixed names on the socket\'s port', async () => {
+    for (const host of AGENT_PROBE_HOSTS.filter((h) => h !== 'agent.localhost' && h !== 'evil.localhost')) {
+      for (const path of AGENT_PROBE_PATHS) {
+        const r = await s.req(host, 'GET', path);
+        expect(r.status, `${host}${path}`).not.toBe(200);
+        expect(r.text, `${host}${path}`).not.toMatch(AGENT_FILE_TEXT);
+      }
+    }
+    // Whatever port or name the Host header claims, the shop origin is demo.localhost on the port the server listens on.
+    const page = await s.req('agent.localhost', 'GET', '/', undefined, { host: 'agent.localhost:9999' });
+    expect(page.status).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain(`script-src 'self' 'nonce-`);
+    expect(csp).toContain(`http://demo.localhost:${s.port}`);
+    expect(csp).not.toContain('9999');
+    expect(csp).toContain("frame-ancestors 'self'");
+    expect(csp).not.toMatch(/frame-ancestors[^;]*http:/);
+    // The fixtures' hostile origin may be framed by the agent page only.
+    const forge = await s.req('evil.localhost', 'GET', '/forge.html');
+    expect(forge.status).toBe(200);
+    expect(String(forge.headers['content-security-policy'])).toContain(`frame-ancestors http://agent.localhost:${s.port}`);
+    expect((await s.req('evil.localhost', 'GET', '/.well-known/ucp')).status).toBe(404); // the profile is the agent's only
+  });
 
   it('plain http without AUTH_URL: no Secure flag (the browser would drop the cookie); the demo agent is served', async () => {
     const r = await s.req('localhost', 'GET', '/admin');

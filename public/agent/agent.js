@@ -1,13 +1,11 @@
 /*
- * Demo agent (host role). Loads host.js from the demo shop's origin (this page's host name with its
- * first label replaced by `demo`, same scheme and port), creates a cart through the shop's UCP REST
+ * Demo agent (host role). Loads host.js from the demo shop's origin (always http://demo.localhost,
+ * on this page's port: the development server that serves this page serves the shop too; never a
+ * name derived from this page's host, issue 47), creates a cart through the shop's UCP REST
  * API (CORS, done by UCP.openCart) and opens it with UCP.openCart; logs every `ucp:cart:*` event.
  * Tests read the on-screen log: each entry is <li data-type="ucp:cart:…"> with the event detail as JSON.
  */
-const here = new URL(location.href);
-const shop = new URL(here.origin);
-shop.hostname = ['demo', ...here.hostname.split('.').slice(1)].join('.');
-const SHOP = shop.origin;
+const SHOP = new URL(`http://demo.localhost${location.port ? `:${location.port}` : ''}`).origin;
 const $ = (id) => document.getElementById(id);
 $('shop').textContent = SHOP;
 

@@ -1,5 +1,5 @@
 /*
- * Test fixture (e2e/security.spec.ts): served from a foreign origin (e.g. http://other.localhost:8391/agent/forge.html)
+ * Test fixture (e2e/security.spec.ts): served from a foreign origin (http://evil.localhost:8391/forge.html, development only)
  * inside the agent page. Plays a hostile frame: posts forged EP notifications/requests to its parent
  * (the host) and forged handshake answers to every sibling frame (the embedded cart), to "*".
  */

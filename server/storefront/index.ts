@@ -3,13 +3,16 @@
  * protocol shops only), the cart page (`/cart/*`, protocol shops only), the demo pages, and the demo agent site on
  * `agent.localhost` (static files from public/agent/, a different origin on the same server, and
  * the demo agent's platform profile at `/.well-known/ucp`, the profile agent builders name while
- * developing: docs/access.md "Zero setup").
+ * developing: docs/access.md "Zero setup"), development only; public/agent/ is never served on any
+ * other host (issue 47), except its test fixtures' hostile origin, evil.localhost.
  */
 import { fileURLToPath } from 'node:url';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { posix } from 'node:path';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { AppEnv } from '../http/env.ts';
 import { requireProtocol } from '../ucp/guard.ts';
+import { incomingOf } from '../http/metrics.ts';
 import { protocolError } from '../http/errors.ts';
 import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
@@ -25,48 +28,93 @@ const AGENT_PROFILES = new Map<string, string>([['/.well-known/ucp', JSON.string
 /** public/ of this checkout or installed package (not of the working directory: `npx ucp-storefront start` runs anywhere). */
 export const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 
-/** The demo shop next to a page: the page's host name with its first label replaced by `demo`. */
-function demoShopOrigin(origin: string): string {
-  const u = new URL(origin);
-  u.hostname = ['demo', ...u.hostname.split('.').slice(1)].join('.');
-  return u.origin;
+/**
+ * Development only: a second origin serving the same files as agent.localhost, the "hostile site"
+ * of the framing and forging fixtures (forge.html, frame.html; e2e/security.spec.ts). A fixed name,
+ * like agent.localhost: no origin here is ever taken from a Host header (issue 47).
+ */
+export const FIXTURE_HOSTNAME = 'evil.localhost';
+/** The demo shop the agent page talks to: always this name, on the port the server listens on. */
+export const DEMO_SHOP_HOSTNAME = 'demo.localhost';
+
+/**
+ * The port this request reached the server on (the socket's, never the Host header's): the agent
+ * pages' shop origin is http://demo.localhost on it. Without a socket (app.request in tests), 80.
+ */
+export function localPort(c: Context<AppEnv>): number {
+  return incomingOf(c)?.socket?.localPort ?? 80;
 }
+
+const origin = (hostname: string, port: number) => `http://${hostname}${port === 80 ? '' : `:${port}`}`;
 
 /**
  * The demo agent's pages (and the framing fixtures next to them): scripts of their own and, by
- * nonce, the import map they add; host.js and the cart API from the demo shop; frames of any shop.
+ * nonce, the import map they add; host.js and the cart API from the demo shop
+ * (http://demo.localhost on the server's own port); carts of the development shops in frames. Only
+ * fixed names: nothing here follows the Host header. Framed only by their own origin, except the
+ * fixtures on {@link FIXTURE_HOSTNAME}, which the agent page frames as a hostile second origin.
  */
-export function agentPageCsp(origin: string, nonce: string): string {
-  const shop = demoShopOrigin(origin);
+export function agentPageCsp(hostname: string, port: number, nonce: string): string {
+  const shop = origin(DEMO_SHOP_HOSTNAME, port);
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' ${shop}`,
     "style-src 'self'",
     `img-src 'self' data: ${shop}`,
     `connect-src 'self' ${shop}`,
-    "frame-src http: https:", // an agent frames whichever shop's cart it opens
+    `frame-src http://*.localhost:${port}`, // the agent frames whichever development shop's cart it opens
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors http: https:", // the framing fixtures are framed by the agent page
+    hostname === FIXTURE_HOSTNAME ? `frame-ancestors ${origin(AGENT_HOSTNAME, port)}` : "frame-ancestors 'self'",
   ].join('; ');
 }
 
-/** Static files from `root`; HTML among them leaves with nosniff and the agent page policy. */
-export function staticFiles(root: string): MiddlewareHandler<AppEnv> {
+/** Any other static page (public/ holds none today outside agent/): its own files only. */
+const PUBLIC_PAGE_CSP = (nonce: string) => `default-src 'self'; script-src 'self' 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+
+/** Static files from `root`; HTML among them leaves with nosniff and `policy`. */
+export function staticFiles(root: string, policy: (c: Context<AppEnv>, nonce: string) => string = (_c, nonce) => PUBLIC_PAGE_CSP(nonce)): MiddlewareHandler<AppEnv> {
   const files = serveStatic({ root });
   return async (c, next) => {
     const res: unknown = await files(c, next);
     // serveStatic hands back a Response when it found a file, else whatever `next` resolved to.
-    return res instanceof Response ? withStaticHtmlPolicy(res, (nonce) => agentPageCsp(c.get('origin'), nonce)) : undefined;
+    return res instanceof Response ? withStaticHtmlPolicy(res, (nonce) => policy(c, nonce)) : undefined;
   };
 }
 
-/** Requests for agent.localhost never reach the shop routes. */
+/** Whether a request path names public/agent/ or anything under it, however it is encoded. */
+export function isAgentPath(path: string): boolean {
+  let p = path;
+  for (let i = 0; i < 4; i++) {
+    let d: string;
+    try {
+      d = decodeURIComponent(p);
+    } catch {
+      return true; // not a path serveStatic would find anything at either
+    }
+    if (d === p) break;
+    p = d;
+  }
+  const normalized = posix.normalize(`/${p.replace(/\\/g, '/')}`).toLowerCase();
+  return normalized === '/agent' || normalized.startsWith('/agent/');
+}
+
+/**
+ * public/ on every host, except public/agent/ (the demo agent and its test fixtures): those are
+ * served only on agent.localhost and {@link FIXTURE_HOSTNAME}, in development (agentSite).
+ */
+export function publicFiles(root: string): MiddlewareHandler<AppEnv> {
+  const files = staticFiles(root);
+  return async (c, next) => (isAgentPath(c.req.path) ? next() : files(c, next));
+}
+
+/** Requests for agent.localhost (and the fixtures' evil.localhost) never reach the shop routes. */
 export function agentSite(): MiddlewareHandler<AppEnv> {
-  const files = staticFiles(`${PUBLIC_DIR}agent`);
+  const files = staticFiles(`${PUBLIC_DIR}agent`, (c, nonce) => agentPageCsp(c.get('hostname'), localPort(c), nonce));
   return async (c, next) => {
-    if (c.get('hostname') !== AGENT_HOSTNAME) return next();
-    const profile = AGENT_PROFILES.get(c.req.path);
+    const hostname = c.get('hostname');
+    if (hostname !== AGENT_HOSTNAME && hostname !== FIXTURE_HOSTNAME) return next();
+    const profile = hostname === AGENT_HOSTNAME ? AGENT_PROFILES.get(c.req.path) : undefined;
     if (profile !== undefined) {
       if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return protocolError(c, 405, 'method_not_allowed', 'Use GET on this path.', {}, { Allow: 'GET' });
       return c.body(profile, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
