@@ -127,6 +127,8 @@ describe('GET /cart/{id}/checkout', () => {
     const summary = await s.req('other.localhost', 'GET', `/cart/${other.body.id}/checkout`);
     expect(summary.status).toBe(200);
     expect(summary.text).toContain('has not connected its online checkout');
+    // The header's cart button shows this cart, which may have been filled from another origin's widget.
+    expect(summary.text).toContain(`<ucp-cart cart-id="${other.body.id}"`);
 
     const gone = await s.req('demo.localhost', 'GET', '/cart/cart_nope/checkout', undefined, { cookie: 'ucp_lang=fr' });
     expect(gone.status).toBe(410);

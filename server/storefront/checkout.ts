@@ -89,7 +89,7 @@ export function checkoutRoutes() {
     if (h.kind === 'refused') return notice(c, shop, say(h.reason === 'empty' ? 'co_empty' : 'co_stock'), back, 409);
     if (h.kind === 'redirect') return c.redirect(h.url, 303);
     if (h.kind === 'summary') {
-      return page(c, shop, say('co_title'), html`<h1>${say('co_title')}</h1><p>${say('co_none')}</p>${cartSummary(cart, say, lang)}<p><a href="${back}">${say('co_back')}</a></p>`);
+      return page(c, shop, say('co_title'), html`<h1>${say('co_title')}</h1><p>${say('co_none')}</p>${cartSummary(cart, say, lang)}<p><a href="${back}">${say('co_back')}</a></p>`, { cartId: cart.id });
     }
     const target = new URL(h.url).origin;
     return page(
@@ -99,7 +99,7 @@ export function checkoutRoutes() {
       html`<h1>${say('co_title')}</h1><form method="post" action="${h.url}" data-autosubmit>
 ${Object.entries(h.fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <p role="status">${say('co_going')}</p><button type="submit">${say('co_go')}</button></form><p><a href="${back}">${say('co_back')}</a></p>`,
-      { formTargets: target === origin ? [] : [target] },
+      { formTargets: target === origin ? [] : [target], cartId: cart.id },
     );
   });
 

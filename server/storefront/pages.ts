@@ -45,6 +45,8 @@ export interface PageOptions {
   status?: 200 | 404 | 410 | 409 | 400 | 403 | 500 | 503;
   withHeader?: boolean;
   cartButton?: boolean;
+  /** The cart the header's cart button shows (a page about one cart: checkout), instead of the browser's own. */
+  cartId?: string;
   /** A lazily loaded host.js chunk this page will use at once (`search`: `<ucp-search>`; `picker`: a product with customizations). */
   preload?: 'embedded' | 'search' | 'picker';
 }
@@ -84,7 +86,7 @@ ${script}
 ${opts.withHeader === false ? '' : html`<header class="top"><a class="brand" href="/">${shop.name}</a>${shop.protocolEnabled ? html`<div class="tools">
 <label><span class="lbl">${say('currency')}</span> <select id="currency-switch" data-shop-currency="${shop.settings.currency}"><option${prefs.chosenCurrency ? '' : raw(' selected')}>${shop.settings.currency}</option>${Object.keys(shop.settings.rates).map((cur) => html`<option${cur === prefs.currency ? raw(' selected') : ''}>${cur}</option>`)}</select></label>
 <label><span class="lbl">${say('language')}</span> <select id="lang-switch">${shop.settings.languages.map((l) => html`<option${l === lang ? raw(' selected') : ''}>${l}</option>`)}</select></label>
-${opts.cartButton === false ? '' : html`<ucp-cart${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
+${opts.cartButton === false ? '' : html`<ucp-cart${opts.cartId ? html` cart-id="${opts.cartId}"` : ''}${currencyAttr(prefs)}></ucp-cart>`}</div>` : ''}</header>`}
 <main id="main"${opts.withHeader === false ? html` aria-label="${title} · ${shop.name}"` : ''}>
 ${body}
 </main>

@@ -159,8 +159,10 @@ export class UcpCart extends UcpElement {
 
   protected mount() {
     const page = this.getAttribute('mode') === 'page';
+    // `cart-id` shows that cart (the cart page, and the checkout page's header button, whose cart
+    // may have been filled from the shop's widget on another origin, with nothing in this one's storage).
     const id = this.getAttribute('cart-id');
-    if (page && id) this.store.pin(id);
+    if (id) this.store.pin(id);
     const ui = (this.ui ??= cartUi());
     const draw = () => this.show(() => <CartView store={this.store} ui={ui} uid={this.uid} page={page} />);
     // Re-emit cart changes as DOM events for the page (analytics, agents).
