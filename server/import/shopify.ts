@@ -7,10 +7,10 @@
  * The 2024+ template's renamed headers (`URL handle`, `Price`, `Product image URL`, ...) are read as
  * their classic names, so both generations of the file load the same way.
  */
-import { parse, CsvError } from 'csv-parse';
 import type { StoredProduct, StoredVariant } from '../formats/catalog-format.ts';
 import { ImportParseError, type Adapter, type ImportContext } from './adapter.ts';
 import { barcodeType, describe, isExcelMangled, slugify, splitList, toId } from './text.ts';
+import { csvRecords } from './csv.ts';
 
 type Media = NonNullable<StoredProduct['media']>[number];
 type Option = NonNullable<StoredProduct['options']>[number];
@@ -49,45 +49,6 @@ function headerOf(cells: string[]): (cells: string[]) => Row {
     get: (column) => (row[index.get(column) ?? -1] ?? '').trim(),
     uncarried: () => names.filter((n, i) => !CARRIED.has(canonical[i]) && (row[i] ?? '').trim() !== ''),
   });
-}
-
-/**
- * The file's records as csv-parse streams them (never split by hand): chunks are written as they
- * arrive and records read as they are parsed, so the text itself is never held whole.
- */
-export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true });
-  void (async () => {
-    try {
-      for await (const chunk of chunks) {
-        if (parser.destroyed) return;
-        if (!parser.write(chunk)) await new Promise((resolve) => (parser.once('drain', resolve), parser.once('close', resolve)));
-      }
-      parser.end();
-    } catch (err) {
-      parser.destroy(err as Error);
-    }
-  })();
-  try {
-    for await (const record of parser) if ((record as string[]).some((c) => c.trim() !== '')) yield record as string[];
-  } catch (err) {
-    throw err instanceof CsvError ? csvError(err) : err;
-  } finally {
-    parser.destroy();
-  }
-}
-
-/** csv-parse's error in words a shop owner acts on, with its line (and column where it knows one). */
-export function csvError(err: CsvError): ImportParseError {
-  const info = err as CsvError & { lines?: number; column?: number | string };
-  const column = typeof info.column === 'number' ? info.column + 1 : undefined;
-  const reason =
-    err.code === 'CSV_QUOTE_NOT_CLOSED'
-      ? 'a quoted field is never closed (the file is cut short, or a quote is missing)'
-      : err.code === 'CSV_INVALID_CLOSING_QUOTE'
-        ? 'text right after a closing quote (a quote inside a field must be doubled)'
-        : err.message;
-  return new ImportParseError(reason, info.lines, column);
 }
 
 /** What the run remembers across products: ids given (products and variants share one space) and SKUs seen. */

@@ -8,8 +8,7 @@
  */
 import type { StoredProduct, StoredVariant } from '../formats/catalog-format.ts';
 import { ImportParseError, type Adapter, type ImportContext } from './adapter.ts';
-// The streaming csv-parse reader is shared with the Shopify adapter (one place that turns csv-parse's errors into ours).
-import { csvRecords } from './shopify.ts';
+import { csvRecords } from './csv.ts';
 import { barcodeType, describe, isExcelMangled, slugify, toId } from './text.ts';
 
 type Values = Array<{ id: string; label: string }>;
