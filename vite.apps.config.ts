@@ -7,6 +7,7 @@
  * builds both), and on its own with `vite build -c vite.apps.config.ts`. Budget: 40 KB gzip
  * (test/mcp-apps-budget.test.ts).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
@@ -29,10 +30,39 @@ const DOCUMENT_CSS = [
   ';--ucp-font:var(--font-text-md-size,15px)/var(--font-text-md-line-height,1.45) var(--font-sans,system-ui,sans-serif)}',
 ].join('');
 
-function page(script: string): string {
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The document's own CSP (issue 47), defence in depth beneath the host's: the one inline script and
+ * the one inline style by their hashes (computed here, at build time), nothing else that runs or
+ * styles; no connections (the view reaches the shop only through the host's `tools/call`), no
+ * frames, plugins, `<base>` or form submissions. Images may come from any http(s) origin: this
+ * document is the same for every shop while its images are each shop's own (the storefront's
+ * origin and its catalog's image hosts); the host's CSP, built from the resource's
+ * `_meta.ui.csp.resourceDomains`, is the per-shop bound (docs/mcp-apps.md "The resource and its CSP").
+ * Host fonts (`styles.css.fonts`) arrive as constructable stylesheets, which `style-src` does not
+ * govern, and their files as `font-src`.
+ */
+export function viewCsp(script: string, style: string): string {
+  return [
+    "default-src 'none'",
+    `script-src ${sha256(script)}`,
+    `style-src ${sha256(style)}`,
+    'img-src https: http: data:',
+    'font-src https: data:',
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+export function page(script: string): string {
   // `</script` inside the code would end the element early; `<\/script` is the same string to JS.
   const code = script.replace(/<\/(script)/gi, '<\\/$1');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Shop</title><style>${DOCUMENT_CSS}</style></head><body><div id="app"></div><script type="module">${code}</script></body></html>\n`;
+  const csp = viewCsp(code, DOCUMENT_CSS);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Shop</title><style>${DOCUMENT_CSS}</style></head><body><div id="app"></div><script type="module">${code}</script></body></html>\n`;
 }
 
 /** Writes shop.html with the bundle inlined, and drops the bundle file itself. */

@@ -23,6 +23,15 @@ const log = (page: Page) => page.evaluate(() => (window as any).host.log as Log)
 const view = (page: Page, i = 0) => page.frameLocator('#views > iframe').nth(i).frameLocator('iframe');
 
 test.describe('MCP Apps view in the official AppBridge', () => {
+  test('the host reaches the view in both eras: 2026-07-28 (auto negotiation) and the 2025 handshake', async ({ page, baseURL }) => {
+    for (const [q, version] of [[{}, '2026-07-28'], [{ era: '2025' }, '2025-11-25']] as const) {
+      await openHost(page, baseURL!, q);
+      await expect.poll(async () => (await log(page)).find((e) => e.kind === 'era')?.version).toBe(version);
+      await run(page, 'search_catalog', { catalog: { query: 'chef knife' } });
+      await expect(view(page).locator('li.pc', { hasText: "Chef's Knife" }).first()).toBeVisible();
+    }
+  });
+
   test('a card adds a single-variant product straight away; the model is told the cart in words', async ({ page, baseURL }) => {
     await openHost(page, baseURL!);
     await run(page, 'search_catalog', { catalog: { query: 'chef knife' } });
@@ -196,6 +205,39 @@ test.describe('MCP Apps view in the official AppBridge', () => {
     await expect(view(page).locator('li.pc').first()).toBeVisible();
     const outcome = await frame.evaluate((shop) => fetch(`${shop}/.well-known/ucp`).then(() => 'reached', () => 'blocked'), baseURL!);
     expect(outcome).toBe('blocked');
+  });
+
+  test('the view document carries its own CSP (issue 47): inline script and style it did not build are refused, its images and host fonts load', async ({ page, baseURL }) => {
+    await openHost(page, baseURL!);
+    await run(page, 'search_catalog', { catalog: { query: 'flask' } });
+    const v = view(page);
+    const img = v.locator('li.pc img').first();
+    await expect(img).toBeVisible();
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    const frame = page.frames().find((f) => f.parentFrame()?.url().includes('/sandbox.html'))!;
+    // The test host's own CSP (a header on the sandbox proxy) allows 'unsafe-inline' scripts and
+    // styles, as the MCP Apps default does: what refuses these is the document's meta policy.
+    const outcome = await frame.evaluate(async () => {
+      const violations: string[] = [];
+      document.addEventListener('securitypolicyviolation', (e) => violations.push(e.effectiveDirective));
+      const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '';
+      const s = document.createElement('script');
+      s.textContent = 'window.__injected = true;';
+      document.body.append(s);
+      const st = document.createElement('style');
+      st.textContent = '#app{outline:7px solid red}';
+      document.head.append(st);
+      await new Promise((r) => setTimeout(r, 100));
+      return { meta, ran: (window as any).__injected === true, outline: getComputedStyle(document.getElementById('app')!).outlineWidth, violations };
+    });
+    expect(outcome.meta).toContain("connect-src 'none'");
+    expect(outcome.meta).toMatch(/script-src 'sha256-[^']+'(;|$)/);
+    expect(outcome.ran).toBe(false);
+    expect(outcome.outline).not.toBe('7px');
+    expect(outcome.violations).toEqual(expect.arrayContaining(['script-src-elem', 'style-src-elem']));
+    // Host fonts (MCP Apps styles.css.fonts) still apply: a constructed sheet, which style-src does not govern.
+    await hostDo(page, 'contextChange', 0, { styles: { css: { fonts: '@font-face{font-family:"Host Test Font";src:local("DejaVu Sans")}' } } });
+    await expect.poll(() => frame.evaluate(() => document.adoptedStyleSheets.some((sh) => [...sh.cssRules].some((r) => r.cssText.includes('Host Test Font'))))).toBe(true);
   });
 
   for (const theme of ['light', 'dark'] as const) {

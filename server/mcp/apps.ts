@@ -7,6 +7,8 @@
  *    Preact views as host.js, src/apps/), served by `resources/read` with the MCP Apps MIME type.
  *    Its data is the tool result's `structuredContent`; it reaches the shop only through the host's
  *    `tools/call`, so its CSP declares no `connectDomains`, only where product images come from.
+ *    The document also carries its own CSP (a meta element: its inline script and style by hash,
+ *    `connect-src 'none'`; vite.apps.config.ts `viewCsp`, docs/mcp-apps.md), beneath the host's.
  * Tool results are unchanged: hosts without the extension see exactly what they saw before.
  */
 import { readFileSync, statSync } from 'node:fs';

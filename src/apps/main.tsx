@@ -71,6 +71,23 @@ function App({ shell }: { shell: Shell }) {
   );
 }
 
+let hostFonts: CSSStyleSheet | undefined;
+/**
+ * The host's font CSS (`@font-face` rules) as a constructable stylesheet of the document: the
+ * document's CSP admits only its own inline style, by hash (vite.apps.config.ts), and a `<style>`
+ * element would be refused. `@import` is not loaded in a constructed sheet (nor admitted by that
+ * CSP): hosts name font files with `@font-face`.
+ */
+function applyHostFonts(css: string) {
+  try {
+    if (!hostFonts) {
+      hostFonts = new CSSStyleSheet();
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, hostFonts];
+    }
+    hostFonts.replaceSync(css);
+  } catch {}
+}
+
 /** The host's context, applied: theme, style variables, fonts, language, display mode, size, insets. */
 export function applyContext(mount: HTMLElement, shell: Shell, c: HostContext | undefined) {
   if (!c) return;
@@ -81,10 +98,7 @@ export function applyContext(mount: HTMLElement, shell: Shell, c: HostContext | 
   }
   for (const [k, v] of Object.entries(c.styles?.variables ?? {})) if (k.startsWith('--') && typeof v === 'string') root.style.setProperty(k, v);
   const fonts = c.styles?.css?.fonts;
-  if (typeof fonts === 'string') {
-    const el = document.getElementById('host-fonts') ?? document.head.appendChild(Object.assign(document.createElement('style'), { id: 'host-fonts' }));
-    el.textContent = fonts;
-  }
+  if (typeof fonts === 'string') applyHostFonts(fonts);
   if (typeof c.locale === 'string' && c.locale) shell.store.lang.value = c.locale;
   if (c.displayMode) mount.dataset.mode = c.displayMode;
   const d = c.containerDimensions;
