@@ -183,6 +183,11 @@ describe('what goes on the wire', () => {
     }
     expect(calls[1].params.arguments.id).toBe(cart.data.id);
     expect(calls[2].params.arguments.id).toBe(cart.data.id);
+    // Negotiation `auto` (v2 SDK): server/discover, then 2026-07-28 with no initialize (docs/client.md).
+    const posts = rec.sent.filter((c) => c.method === 'POST' && c.body).map((c) => ({ method: JSON.parse(c.body).method, version: c.headers.get('mcp-protocol-version') }));
+    expect(posts[0]).toEqual({ method: 'server/discover', version: '2026-07-28' });
+    expect(posts.map((p) => p.method)).not.toContain('initialize');
+    expect(new Set(posts.map((p) => p.version))).toEqual(new Set(['2026-07-28']));
   });
 
   it('a shop that cannot be reached is a network_error value, not an exception', async () => {

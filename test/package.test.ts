@@ -436,7 +436,7 @@ await shop.close();`,
     await run('npm', ['install', 'undici@^7.30.2', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], clientProj);
     const mcp = await agent('mcp');
     expect(mcp).toMatchObject({ ok: false, status: 0, messages: [{ code: 'network_error' }] });
-    expect(mcp.messages[0].content).toContain("'@modelcontextprotocol/sdk'");
+    expect(mcp.messages[0].content).toContain("'@modelcontextprotocol/client'");
   }, 120_000);
 
   it('drives the running demo over REST once undici is there', async () => {

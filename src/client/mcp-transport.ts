@@ -1,6 +1,9 @@
 /**
- * The agent client's MCP transport: the official SDK `Client` over Streamable HTTP against the shop's
- * `/mcp` endpoint, one connection per client, opened on the first call. Each call is the REST
+ * The agent client's MCP transport: the official v2 SDK `Client` (`@modelcontextprotocol/client`)
+ * over Streamable HTTP against the shop's `/mcp` endpoint, one connection per client, opened on the
+ * first call. Version negotiation `auto`: `server/discover` first, so a server speaking 2026-07-28
+ * is used in that era (no `initialize`, the `_meta` envelope on every request), and a 2025-era
+ * server through the `initialize` handshake it falls back to (docs/client.md). Each call is the REST
  * operation's twin tool (`search_catalog`, `create_cart`, …) with UCP's call metadata in
  * `arguments.meta`; the tool result's `structuredContent` is the REST body, read like REST.
  *
@@ -10,9 +13,7 @@
  * HTTP status added to `error.data.http_status`, so the caller gets the error's code and messages.
  * Loaded only by `./ucp-client.ts` when `transport: 'mcp'` (never part of host.js).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Message } from '../wire/common.ts';
 import { fail, failureCause, type Result } from './result.ts';
 
@@ -61,7 +62,7 @@ function toRequestPaths(messages: Message[], arg: string | undefined): Message[]
 
 /** An MCP error (JSON-RPC `error`) as a failed Result: its UCP `messages`, or one from `code`/`content`. */
 export function mcpFailure(e: unknown): Result<never> {
-  if (e instanceof McpError) {
+  if (ProtocolError.isInstance(e)) {
     const data = (e.data ?? {}) as { code?: string; content?: string; messages?: Message[]; http_status?: number };
     const status = typeof data.http_status === 'number' ? data.http_status : 400;
     if (Array.isArray(data.messages) && data.messages.length) return { ok: false, status, messages: data.messages };
@@ -84,7 +85,7 @@ export class McpTransport {
 
   private connect(): Promise<Client> {
     return (this.client ??= (async () => {
-      const client = new Client(this.info);
+      const client = new Client(this.info, { versionNegotiation: { mode: 'auto' } });
       const transport = new StreamableHTTPClientTransport(new URL(await this.endpoint()), {
         fetch: rpcErrorsAsAnswers(this.fetchImpl),
         requestInit: { headers: this.headers },
