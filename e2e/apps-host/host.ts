@@ -8,7 +8,8 @@
  * `host.*` (bad results, cancellation, context changes, declined calls, teardown).
  *
  * Query: shop (origin of the shop), sandbox (origin of the proxy), theme, locale, width,
- * ucp=0 (a plain MCP Apps host that adds no UCP `meta` to the view's calls).
+ * ucp=0 (a plain MCP Apps host that adds no UCP `meta` to the view's calls), era=2025 (the client's
+ * `legacy` negotiation: the initialize handshake; default `auto`, which lands on 2026-07-28).
  */
 import { AppBridge, PostMessageTransport, getToolUiResourceUri, isToolVisibilityModelOnly } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -47,8 +48,10 @@ const VARIABLES: Record<string, string> = {
   '--font-sans': 'system-ui, sans-serif',
 };
 
-const client = new Client({ name: 'ucp-e2e-host', version: '1.0.0' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never });
+const mode = q.get('era') === '2025' ? 'legacy' : 'auto';
+const client = new Client({ name: 'ucp-e2e-host', version: '1.0.0' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } }, versionNegotiation: { mode } } as never);
 const ready = client.connect(new StreamableHTTPClientTransport(new URL(`${shop}/mcp`)));
+void ready.then(() => log.push({ kind: 'era', view: 0, version: client.getNegotiatedProtocolVersion() }));
 const toolsReady = ready.then(() => client.listTools()).then((r) => new Map(r.tools.map((t) => [t.name, t])));
 
 async function frameFor(csp: unknown): Promise<HTMLIFrameElement> {
