@@ -19,6 +19,11 @@ export const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../packa
 
 export const API_VERSION = '3.0.0';
 
+/** MCP revisions of the 2026-07-28 era this server speaks (server/discover `supportedVersions`; server/mcp/eras.ts). */
+export const MCP_MODERN_VERSIONS = ['2026-07-28'] as const;
+/** MCP revisions of the 2025 handshake served through `initialize` (the SDK's list holds older ones too, still answered). */
+export const MCP_LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+
 /** major.minor of {@link API_VERSION}. */
 export const API_PATH_VERSION = API_VERSION.split('.').slice(0, 2).join('.');
 

@@ -87,7 +87,8 @@ describe('embedded data directory lock', () => {
       expect(await resetErr()).toContain("curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:8123/dev/shops/demo.localhost/reset");
       // Once it listens it records its real address (server/server.ts), whatever PORT says.
       recordAddress(dir, 'http://127.0.0.1:45678');
-      expect(readFileSync(join(dir, 'ucp.lock'), 'utf8')).toBe(`${process.pid}\nhttp://127.0.0.1:45678\n`);
+      // pid, address, and the control token a command hands an import to the server with (server/control/routes.ts).
+      expect(readFileSync(join(dir, 'ucp.lock'), 'utf8')).toMatch(new RegExp(`^${process.pid}\nhttp://127\\.0\\.0\\.1:45678\n[A-Za-z0-9_-]{43}\n$`));
       expect(await resetErr()).toContain("curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:45678/dev/shops/demo.localhost/reset");
     } finally {
       await held.destroy();
@@ -98,8 +99,8 @@ describe('embedded data directory lock', () => {
     const dir = tempDir();
     const running = await startTestServer({ dataDir: dir });
     try {
-      expect(readFileSync(join(dir, 'ucp.lock'), 'utf8')).toBe(`${process.pid}\n${running.url}\n`);
-      expect(lockOwner(dir)).toEqual({ pid: process.pid, url: running.url });
+      expect(readFileSync(join(dir, 'ucp.lock'), 'utf8').split('\n').slice(0, 2)).toEqual([String(process.pid), running.url]);
+      expect(lockOwner(dir)).toEqual({ pid: process.pid, url: running.url, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
       expect((await running.req('demo.localhost', 'POST', '/api/ucp/catalog/search', { query: 'flask' })).status).toBe(200);
       let out = '';
       const code = await runCli(['requests', '--shop', 'demo.localhost'], { out: (t) => (out += `${t}\n`), err: (t) => (out += t), isTTY: false, env: { DATA_DIR: dir, DATABASE_URL: '' } });

@@ -27,8 +27,9 @@ describe('the UCP revision', () => {
 
   it('is spelled only in the source and its three bundle copies', () => {
     const spelled = [...files('server'), ...files('src')].filter((f) => /['"`]\d{4}-\d{2}-\d{2}['"`]/.test(readFileSync(f, 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')));
-    // src/apps/bridge.ts spells the MCP Apps protocol's version (a date too), never UCP's.
-    expect(spelled.sort()).toEqual(['src/apps/bridge.ts', 'src/host/version.ts', 'src/webmcp/results.ts', 'src/wire/ep.ts', 'src/wire/version.ts']);
+    // src/apps/bridge.ts spells the MCP Apps protocol's version (a date too), never UCP's; server/version.ts the MCP revisions.
+    expect(spelled.sort()).toEqual(['server/version.ts', 'src/apps/bridge.ts', 'src/host/version.ts', 'src/webmcp/results.ts', 'src/wire/ep.ts', 'src/wire/version.ts']);
+    expect(readFileSync('server/version.ts', 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')).not.toContain(`'${UCP_VERSION}'`);
     expect(readFileSync('src/webmcp/results.ts', 'utf8')).toContain(`'${UCP_VERSION}'`);
     expect(readFileSync('src/apps/bridge.ts', 'utf8')).toContain("PROTOCOL_VERSION = '2026-01-26'");
     expect(readFileSync('src/apps/bridge.ts', 'utf8')).not.toContain(UCP_VERSION);

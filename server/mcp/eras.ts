@@ -25,10 +25,9 @@ export const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabiliti
 export const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 export const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
-/** The 2026-07-28-era revisions this server speaks (server/discover `supportedVersions`). */
-export const MODERN_VERSIONS = ['2026-07-28'] as const;
-/** The 2025-era revisions served through `initialize` (the SDK's list holds older ones too, still answered). */
-export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+// The MCP revisions themselves are named in server/version.ts, with every other version string.
+export { MCP_LEGACY_VERSIONS as LEGACY_VERSIONS, MCP_MODERN_VERSIONS as MODERN_VERSIONS } from '../version.ts';
+import { MCP_MODERN_VERSIONS, MCP_MODERN_VERSIONS as MODERN_VERSIONS, MCP_LEGACY_VERSIONS as LEGACY_VERSIONS } from '../version.ts';
 
 /** JSON-RPC codes the 2026-07-28 revision adds. */
 export const MODERN_RPC = { headerMismatch: -32020, missingClientCapability: -32021, unsupportedVersion: -32022 } as const;
@@ -76,8 +75,8 @@ function mismatch(m: unknown, header: string, body: string): EraRoute {
 export function envelopeProblems(meta: Message): string[] {
   const problems: string[] = [];
   const version = meta[PROTOCOL_VERSION_KEY];
-  if (version === undefined) problems.push(`${PROTOCOL_VERSION_KEY} is missing (the protocol version of this request, e.g. "2026-07-28")`);
-  else if (typeof version !== 'string' || version === '') problems.push(`${PROTOCOL_VERSION_KEY} must be a protocol version string such as "2026-07-28"`);
+  if (version === undefined) problems.push(`${PROTOCOL_VERSION_KEY} is missing (the protocol version of this request, e.g. "${MCP_MODERN_VERSIONS[0]}")`);
+  else if (typeof version !== 'string' || version === '') problems.push(`${PROTOCOL_VERSION_KEY} must be a protocol version string such as "${MCP_MODERN_VERSIONS[0]}"`);
   const caps = meta[CLIENT_CAPABILITIES_KEY];
   if (caps === undefined) problems.push(`${CLIENT_CAPABILITIES_KEY} is missing (the client's capabilities for this request; {} when it declares none)`);
   else if (!isObject(caps)) problems.push(`${CLIENT_CAPABILITIES_KEY} must be an object ({} when the client declares none)`);

@@ -28,7 +28,9 @@ export const fail = (status: number, code: string, content: string, body?: unkno
  * only its own message. Views word `network_error` themselves; this is for developers.
  */
 export function failureCause(e: unknown): string {
-  const c = ((e as { cause?: unknown })?.cause ?? e) as { message?: string; code?: string; errors?: Array<{ message?: string }> } | undefined;
+  // The deepest cause: an SDK may wrap the fetch error that wraps the socket's (the MCP client v2 does).
+  let c = e as { message?: string; code?: string; errors?: Array<{ message?: string }>; cause?: unknown } | undefined;
+  for (let i = 0; i < 5 && c?.cause; i++) c = c.cause as typeof c;
   const text = c?.message || c?.errors?.map((x) => x?.message).join('; ') || c?.code || String(e);
   return text.slice(0, 200);
 }
