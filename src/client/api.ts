@@ -47,11 +47,11 @@ export class UcpClient {
   }
   /**
    * With an Idempotency-Key (as UCP recommends on create): a retry of this call cannot make a
-   * second cart. 128 random bits, base64: `crypto.randomUUID` exists only in secure contexts, and a
+   * second cart. 128 random bits as four numbers: `crypto.randomUUID` exists only in secure contexts, and a
    * storefront may still be served over plain http; `getRandomValues` works everywhere.
    */
   createCart(req: CreateCartRequest) {
-    return this.call<Cart>('POST', '/carts', req, { 'Idempotency-Key': btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))) });
+    return this.call<Cart>('POST', '/carts', req, { 'Idempotency-Key': crypto.getRandomValues(new Uint32Array(4)).join('-') });
   }
   getCart(id: string) {
     return this.call<Cart>('GET', `/carts/${encodeURIComponent(id)}`);

@@ -30,8 +30,8 @@ export const fail = (status: number, code: string, content: string, body?: unkno
 export function failureCause(e: unknown): string {
   // The deepest cause: an SDK may wrap the fetch error that wraps the socket's (the MCP client v2 does).
   let c = e as { message?: string; code?: string; errors?: Array<{ message?: string }>; cause?: unknown } | undefined;
-  for (let i = 0; i < 5 && c?.cause; i++) c = c.cause as typeof c;
-  const text = c?.message || c?.errors?.map((x) => x?.message).join('; ') || c?.code || String(e);
+  for (let i = 5; i-- && c?.cause; ) c = c.cause as typeof c;
+  const text = c?.message || c?.errors?.map((x) => x?.message).join('; ') || String(e);
   return text.slice(0, 200);
 }
 
