@@ -156,7 +156,8 @@ describe('stopping', () => {
     // npm forwards the signal to its `sh -c`, which dies without passing it on; the server notices
     // its parent is gone and stops itself, cleanly.
     expect(await within(8_000, () => portIsFree(s.port)), s.out()).toBe(true);
-    expect(await within(2_000, () => /Stopped\./.test(s.out())), s.out()).toBe(true);
+    // The port is freed first; the database then closes (a checkpoint: seconds on a loaded machine).
+    expect(await within(8_000, () => /Stopped\./.test(s.out())), s.out()).toBe(true);
   }, 180_000);
 });
 
