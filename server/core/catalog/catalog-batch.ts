@@ -7,14 +7,13 @@
  * (upsertProducts); one equal to what is stored is `unchanged` and not written. Products the batch
  * does not list are not touched: a batch is partial by nature.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { sql } from 'kysely';
 import type { DB } from '../../db/index.ts';
 import { StoredProduct } from '../../formats/catalog-format.ts';
 import { DomainError, InvalidRequest } from '../shared/errors.ts';
 import { validate } from '../shared/validate.ts';
-import { storedForm, upsertProducts, type ShopRef } from './catalog-store.ts';
+import { compareWithStored, upsertProducts, type ShopRef } from './catalog-store.ts';
 
 /** Most products one batch carries. */
 export const BATCH_LIMIT = 500;
@@ -59,11 +58,9 @@ export async function writeProductBatch(db: DB, shop: ShopRef, body: unknown): P
   const stored = await storedDocs(db, shop.id, valid.map((c) => c.product.id));
   const writes: StoredProduct[] = [];
   for (const { index, product } of valid) {
-    // As the database gives it back (no undefined members), so an unchanged product compares equal.
-    const next = JSON.parse(JSON.stringify(storedForm(product))) as StoredProduct;
-    const before = stored.get(product.id);
-    results[index].status = !before ? 'created' : isDeepStrictEqual(before, next) ? 'unchanged' : 'updated';
-    if (results[index].status !== 'unchanged') writes.push(next);
+    const { status, stored: next } = compareWithStored(stored.get(product.id), product);
+    results[index].status = status;
+    if (status !== 'unchanged') writes.push(next);
   }
   if (writes.length) await upsertProducts(db, shop, writes);
   for (const [index, list] of errors) results[index].errors = list;

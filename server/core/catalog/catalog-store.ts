@@ -4,6 +4,7 @@
  * search row is written in the same transaction, and the catalog version bumped for the in-memory
  * indexes: catalog-index.ts).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { DB } from '../../db/index.ts';
 import { connectionsOf, isSingleWriter } from '../../db/index.ts';
@@ -187,6 +188,18 @@ export function isListed(p: Pick<StoredProduct, 'status'>): boolean {
 export function storedForm(p: StoredProduct): StoredProduct {
   if (p.status !== 'unavailable' || p.variants.every((v) => v.status === 'discontinued')) return p;
   return { ...p, variants: p.variants.map((v) => ({ ...v, status: 'discontinued' as const })) };
+}
+
+/**
+ * How a product compares with its stored document: `created` (none), `unchanged` (equal, so not
+ * written again), or `updated`; `stored` is what to write. One rule for every writer that skips
+ * unchanged products (an import's sync, the merchant API's batch).
+ */
+export function compareWithStored(before: StoredProduct | undefined, product: StoredProduct): { status: 'created' | 'updated' | 'unchanged'; stored: StoredProduct } {
+  if (!before) return { status: 'created', stored: storedForm(product) };
+  // As the database gives it back (no undefined members), so an unchanged product compares equal.
+  const stored = JSON.parse(JSON.stringify(storedForm(product))) as StoredProduct;
+  return { status: isDeepStrictEqual(before, stored) ? 'unchanged' : 'updated', stored };
 }
 
 async function writeBatch(tx: DB, { shop, products: given }: Batch, vectors: Map<string, ProductVectors> | undefined): Promise<void> {

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { DB } from '../../db/index.ts';
 import type { ShopSettings, StoredProduct } from '../../formats/catalog-format.ts';
 import { loadCatalogs } from './catalog-load.ts';
-import { storedForm } from './catalog-store.ts';
+import { compareWithStored, storedForm } from './catalog-store.ts';
 import { CatalogFileError } from './catalog-check.ts';
 
 export interface SyncShop {
@@ -54,20 +54,9 @@ export async function syncCatalog(db: DB, req: SyncRequest): Promise<SyncCounts>
   for (const p of req.products) {
     listed.add(p.id);
     counts.variants += p.variants.length;
-    const before = stored.get(p.id);
-    if (!before) {
-      counts.created++;
-      writes.push(storedForm(p));
-      continue;
-    }
-    // As the database gives it back (no undefined members), so an unchanged product compares equal.
-    const next = JSON.parse(JSON.stringify(storedForm(p))) as StoredProduct;
-    if (isDeepStrictEqual(before, next)) {
-      counts.unchanged++;
-      continue;
-    }
-    counts.updated++;
-    writes.push(next);
+    const { status, stored: next } = compareWithStored(stored.get(p.id), p);
+    counts[status]++;
+    if (status !== 'unchanged') writes.push(next);
   }
   if (!req.partial) {
     for (const [id, before] of stored) {
