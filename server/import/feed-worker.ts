@@ -6,7 +6,8 @@
  * records its error as the feed's last result; the import itself is one transaction, so a worker
  * stopped or killed mid-import leaves the shop as it was, and the feed runs again a period later.
  */
-import { writeGateOf, type DB } from '../db/index.ts';
+import type { DB } from '../db/index.ts';
+import { pollingWorker } from '../db/polling-worker.ts';
 import { log } from '../lib/log.ts';
 import type { FeedFetchOptions } from './feed-fetch.ts';
 import { claimDueFeed, importWithFeeds, recordFeedError, type FeedRow } from './feeds.ts';
@@ -30,8 +31,17 @@ export interface FeedWorkerOptions {
 }
 
 export function startFeedWorker(db: DB, o: FeedWorkerOptions): FeedWorker {
-  const stopping = new AbortController();
-  let current: Promise<number> | null = null;
+  // Each pass runs due feeds until none is due (at most maxPerPass, read at each pass).
+  const worker = pollingWorker(db, 'feeds', o.pollMs ?? feedTuning.pollMs, async (signal) => {
+    let n = 0;
+    while (n < (o.maxPerPass ?? feedTuning.maxPerPass) && !signal.aborted) {
+      const feed = await claimDueFeed(db);
+      if (!feed) break;
+      n++;
+      await runFeed(feed);
+    }
+    return n;
+  });
 
   const runFeed = async (feed: FeedRow) => {
     try {
@@ -43,7 +53,7 @@ export function startFeedWorker(db: DB, o: FeedWorkerOptions): FeedWorker {
         partial: feed.options.partial,
         feedOptions: feed.options,
         existingOnly: true,
-        fetch: { mode: o.mode, ...o.fetch, signal: stopping.signal },
+        fetch: { mode: o.mode, ...o.fetch, signal: worker.signal },
       });
       log.info('feeds', 'feed imported', { shop: feed.shop_id, url: feed.url, not_modified: r.feeds?.[0]?.not_modified ?? false, ...r.products });
     } catch (e) {
@@ -53,33 +63,5 @@ export function startFeedWorker(db: DB, o: FeedWorkerOptions): FeedWorker {
     }
   };
 
-  const runOnce = (): Promise<number> => {
-    if (current) return current;
-    current = (async () => {
-      let n = 0;
-      while (n < (o.maxPerPass ?? feedTuning.maxPerPass) && !stopping.signal.aborted) {
-        const feed = await claimDueFeed(db);
-        if (!feed) break;
-        n++;
-        await runFeed(feed);
-      }
-      return n;
-    })().finally(() => (current = null));
-    return current;
-  };
-
-  const timer = setInterval(() => {
-    if (stopping.signal.aborted || writeGateOf(db)?.stalled) return;
-    runOnce().catch((e) => log.error('feeds', 'feed pass failed', { err: e }));
-  }, o.pollMs ?? feedTuning.pollMs);
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      stopping.abort();
-      await current?.catch(() => {});
-    },
-  };
+  return { runOnce: worker.runOnce, stop: worker.stop };
 }

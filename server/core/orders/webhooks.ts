@@ -13,7 +13,8 @@ import { log } from '../../lib/log.ts';
 import { webhookAttempts } from '../../lib/metrics.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { writeGateOf, type DB } from '../../db/index.ts';
+import type { DB } from '../../db/index.ts';
+import { pollingWorker } from '../../db/polling-worker.ts';
 import type { Shop } from '../../formats/types.ts';
 import { contentDigest, sign } from '../access/http-signatures.ts';
 import { ensureShopKey } from '../access/signing-keys.ts';
@@ -244,8 +245,13 @@ export interface WebhookWorker {
 
 export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): WebhookWorker {
   const o = resolve(options);
-  const stopping = new AbortController();
-  let current: Promise<number> | null = null;
+  // Each pass claims due deliveries and attempts them (attempt, below: called only once the worker runs).
+  const worker = pollingWorker(db, 'webhooks', o.intervalMs, async () => {
+    const claimed = await claimDue(db, o.batchSize, o.leaseMs);
+    const shops = new Map<string, Shop | null>();
+    await Promise.all(claimed.map((d) => attempt(d, shops).catch((e) => log.error('webhooks', 'delivery bookkeeping failed', { err: e }))));
+    return claimed.length;
+  });
 
   const attempt = async (d: Claimed, shops: Map<string, Shop | null>): Promise<void> => {
     let shop = shops.get(d.shop_id);
@@ -291,7 +297,7 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
         headers: { ...headers, 'User-Agent': 'ucp-storefront-webhooks/1' },
         body,
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(o.timeoutMs), stopping.signal]),
+        signal: AbortSignal.any([AbortSignal.timeout(o.timeoutMs), worker.signal]),
       });
       if (res.status >= 200 && res.status < 300) {
         await res.body?.cancel().catch(() => {});
@@ -301,36 +307,10 @@ export function startWebhookWorker(db: DB, options: WebhookWorkerOptions = {}): 
       return finish(false, res.status, `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`, kid);
     } catch (e) {
       const err = e as Error;
-      const msg = stopping.signal.aborted ? 'aborted: server shutting down' : err.name === 'TimeoutError' ? `timeout after ${o.timeoutMs} ms` : `${err.message}${(err as { cause?: Error }).cause?.message ? ` (${(err as { cause?: Error }).cause!.message})` : ''}`;
+      const msg = worker.signal.aborted ? 'aborted: server shutting down' : err.name === 'TimeoutError' ? `timeout after ${o.timeoutMs} ms` : `${err.message}${(err as { cause?: Error }).cause?.message ? ` (${(err as { cause?: Error }).cause!.message})` : ''}`;
       return finish(false, null, msg.slice(0, 500), kid);
     }
   };
 
-  const runOnce = async (): Promise<number> => {
-    if (current) return current;
-    current = (async () => {
-      const claimed = await claimDue(db, o.batchSize, o.leaseMs);
-      const shops = new Map<string, Shop | null>();
-      await Promise.all(claimed.map((d) => attempt(d, shops).catch((e) => log.error('webhooks', 'delivery bookkeeping failed', { err: e }))));
-      return claimed.length;
-    })().finally(() => (current = null));
-    return current;
-  };
-
-  const timer = setInterval(() => {
-    if (stopping.signal.aborted) return;
-    // Writes refused while commits stall (db/write-gate.ts, logged there): a claim is a write, so no pass until they commit again.
-    if (writeGateOf(db)?.stalled) return;
-    runOnce().catch((e) => log.error('webhooks', 'worker pass failed', { err: e }));
-  }, o.intervalMs);
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      stopping.abort();
-      await current?.catch(() => {});
-    },
-  };
+  return { runOnce: worker.runOnce, stop: worker.stop };
 }
