@@ -104,6 +104,10 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: true,
     rolldownOptions: {
+      // Imported constants are written where they are used: the UCP revision has one source
+      // (src/wire/version.ts) that the entry and the lazy chunks all import, and inlined it is a
+      // literal in each part instead of a shared chunk every page would fetch first.
+      optimization: { inlineConst: { mode: 'all', pass: 1 } },
       output: {
         // Lazily imported role chunks and the code they share; content-hashed, served immutable.
         // (`[name]` is the role module's name; the chunk the roles share is named `shared`.)
@@ -120,9 +124,10 @@ export default defineConfig({
          * component relies on the Preact integration's auto-subscription. That integration (option
          * hooks + preact/hooks) is the module body of @preact/signals itself: treating it as free of
          * side effects lets the bundle keep just the re-exported core (≈1.2 KB gzip saved, and
-         * preact/hooks with it). See docs/host-js.md "Size budget".
+         * preact/hooks with it). See docs/host-js.md "Size budget". src/wire/version.ts is constants
+         * only: once they are inlined nothing of it is left to import, not even for its side effects.
          */
-        moduleSideEffects: preactSignalsCoreOnly,
+        moduleSideEffects: (id) => preactSignalsCoreOnly(id) && !/[\\/]src[\\/]wire[\\/]version\.ts$/.test(id),
       },
     },
     lib: {

@@ -11,7 +11,7 @@ import { describeStartFailure } from './db/start-failure.ts';
 import { accountsText } from './seed/accounts.ts';
 import { DEMO_FIXTURES } from './seed/fixtures.ts';
 import { demoAgentProfileUrl } from './core/shops/ucp-profile.ts';
-import { UCP_LATEST } from '../src/wire/version.ts';
+import { UCP_LATEST } from './version.ts';
 import { allowInsecureProfiles } from './http/authenticate.ts';
 
 /** Shops the start-up banner lists by name. */

@@ -8,10 +8,11 @@
  *   served; anything else (including the full `3.0.0`) is a 404 with a GraphQL `errors` body. A new
  *   minor version is added here and nowhere else.
  * - `PACKAGE_VERSION`: this package's version from package.json (MCP `serverInfo.version`).
- * - `UCP_VERSION`: the Universal Commerce Protocol revision the storefront speaks. It is defined next to
- *   the wire types shared with the browser bundle and re-exported here so there is still one source.
+ * - `UCP_VERSION`, `UCP_LATEST`, `UCP_VERSIONS`: the Universal Commerce Protocol revisions the storefront
+ *   speaks, defined once in src/wire/version.ts (shared with the browser bundle and the client) and
+ *   re-exported here: the server imports them from this module only (test/versions.test.ts).
  */
-export { UCP_VERSION } from '../src/wire/common.ts';
+export { UCP_LATEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../src/wire/version.ts';
 import { createRequire } from 'node:module';
 
 /** This package's own version (package.json): MCP `serverInfo.version`, the OpenAPI documents' `info.version`. */

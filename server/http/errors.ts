@@ -7,8 +7,9 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { UCP_VERSION, type ErrorResponse, type Message, type ProtocolError } from '../../src/wire/common.ts';
+import type { ErrorResponse, Message, ProtocolError } from '../../src/wire/common.ts';
 import { BusinessError, DomainError, isInvalidText, logCause, severityOf, toDomainError, UNAVAILABLE, type ErrorKind } from '../core/shared/errors.ts';
+import { UCP_VERSION } from '../version.ts';
 
 /** UCP REST's status for each kind of failure (UCP: input mistakes are 400, whatever their cause). */
 export const REST_STATUS: Record<ErrorKind, ContentfulStatusCode> = {

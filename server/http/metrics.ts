@@ -24,7 +24,7 @@ import { safeEqual } from '../lib/crypto.ts';
 import { BATCH_BUCKETS, webhookAttempts, rateLimitedTotal, registry, requestDuration, requestsTotal, scrapedCounter, scrapedGauge } from '../lib/metrics.ts';
 import { log } from '../lib/log.ts';
 import type { AppEnv } from './env.ts';
-import { UCP_VERSIONS } from '../../src/wire/version.ts';
+import { UCP_VERSIONS } from '../version.ts';
 import { failures } from './db-bucket-store.ts';
 import type { BucketPolicy } from './rate-limit.ts';
 import { clusterMetricsText, joinClusterMetrics } from './metrics-cluster.ts';

@@ -18,7 +18,8 @@ import { AccessDenied, allowInsecureProfiles, authenticate, CapabilitiesIncompat
 import { McpProtocolError } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';
-import { answerIn, isServedVersion, UCP_VERSION } from '../ucp/versions.ts';
+import { answerIn, isServedVersion } from '../ucp/versions.ts';
+import { UCP_VERSION } from '../version.ts';
 
 export interface McpAuthContext extends ToolContext {
   config: Config;

@@ -6,8 +6,9 @@
  * and unknown fields beside it are named with the fields that object takes (from the tool's
  * published input schema, which is generated from the wire schemas).
  */
-import { UCP_VERSION, type Message } from '../../src/wire/common.ts';
+import type { Message } from '../../src/wire/common.ts';
 import { InvalidRequest, severityOf, type FieldIssue } from '../core/shared/errors.ts';
+import { UCP_VERSION } from '../version.ts';
 
 type JsonSchema = { properties?: Record<string, JsonSchema>; items?: JsonSchema; description?: string; [k: string]: unknown };
 

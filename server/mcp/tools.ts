@@ -20,8 +20,7 @@ import { cancelCartOp, createCartOp, getCartOp, updateCartOp, type OperationCont
 import { CallMeta, CallMetaWithKey, readCallMeta, type CallMetaValues } from './meta.ts';
 import { McpProtocolError, RPC } from './errors.ts';
 import { unknownArguments } from './input-errors.ts';
-import { UCP_VERSION } from '../../src/wire/common.ts';
-import type { UcpVersion } from '../ucp/versions.ts';
+import { UCP_VERSION, type UcpVersion } from '../version.ts';
 import { toolResult } from './result-json.ts';
 import { serializedOnce } from '../lib/json-fragments.ts';
 import { toolUiMeta } from './apps.ts';

@@ -18,7 +18,7 @@ import { withStaticHtmlPolicy } from '../http/html-security.ts';
 import { hostJsRoutes } from './hostjs.ts';
 import { storefrontPages } from './pages.ts';
 import { DEMO_AGENT_HOSTNAME, demoPlatformProfile, leafProfilePath } from '../core/shops/ucp-profile.ts';
-import { UCP_VERSIONS } from '../../src/wire/version.ts';
+import { UCP_VERSIONS } from '../version.ts';
 import { webMcpRoutes } from './webmcp.ts';
 import { checkoutRoutes } from './checkout.ts';
 

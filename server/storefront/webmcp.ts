@@ -14,7 +14,7 @@ import { protocolError } from '../http/errors.ts';
 import { shopOf } from '../ucp/guard.ts';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
-import { UCP_VERSION } from '../../src/wire/common.ts';
+import { UCP_VERSION } from '../version.ts';
 import { CART_NOTE, CATALOG_TEXT, CUSTOMIZATION_NOTE, jsonSchema } from '../ucp/tool-text.ts';
 
 /** The shopper's cart id: optional on the page (it defaults to the cart `<ucp-cart>` shows). */

@@ -14,7 +14,8 @@ import { AccessDenied, authenticate, CapabilitiesIncompatible, headerReader, inc
 import { restOperation } from '../http/rest-operation.ts';
 import { shopOf } from './guard.ts';
 import { CAPABILITIES } from '../core/shops/ucp-profile.ts';
-import { answerIn, isServedVersion, UCP_VERSION, type UcpVersion } from './versions.ts';
+import { answerIn, isServedVersion } from './versions.ts';
+import { UCP_VERSION, type UcpVersion } from '../version.ts';
 
 /** The `profile` member of `UCP-Agent` (RFC 8941 dictionary), or undefined when the header is absent. */
 export function ucpAgentProfile(header: string | undefined): string | undefined {

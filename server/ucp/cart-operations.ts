@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto';
 import type { RawBuilder } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { Shop } from '../formats/types.ts';
-import type { Message } from '../../src/wire/common.ts';
-import { UCP_VERSION, type ErrorResponse } from '../../src/wire/common.ts';
+import type { ErrorResponse, Message } from '../../src/wire/common.ts';
 import { CreateCartRequest, UpdateCartRequest, type Cart } from '../../src/wire/cart.ts';
 import { InvalidRequest } from '../core/shared/errors.ts';
 import { CartRejected, cancelCart, cartInsert, findCart, writeNewCart, prepareCart, renderCart, stockOf, updateCart, updateCartUnlocked, type CartRecord, type StockMap } from '../core/carts/carts.ts';
@@ -18,7 +17,8 @@ import { validate } from '../core/shared/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
 import { CAP, responseMeta } from '../core/shops/ucp-profile.ts';
 import { resolveLocale } from '../core/shared/localize.ts';
-import { answerIn, cartRequestIn, type UcpVersion } from './versions.ts';
+import { answerIn, cartRequestIn } from './versions.ts';
+import { UCP_VERSION, type UcpVersion } from '../version.ts';
 
 export interface OperationContext {
   db: DB;

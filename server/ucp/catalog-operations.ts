@@ -14,7 +14,8 @@ import { validate } from '../core/shared/validate.ts';
 import { UCP_INPUT } from '../http/body.ts';
 import { errorResponse } from '../http/errors.ts';
 import { responseMeta } from '../core/shops/ucp-profile.ts';
-import { answerIn, UCP_VERSION, type UcpVersion } from './versions.ts';
+import { answerIn } from './versions.ts';
+import { UCP_VERSION, type UcpVersion } from '../version.ts';
 
 export interface CatalogContext {
   db: DB;

@@ -23,7 +23,8 @@ import { requestOrigin } from '../http/origin.ts';
 import { cachedShop } from '../core/shops/shops.ts';
 import { shopOf } from './guard.ts';
 import { publishedKeys } from '../core/access/signing-keys.ts';
-import { isServedVersion, OLDER_VERSIONS, profileAt, UCP_LATEST, type UcpVersion } from './versions.ts';
+import { isServedVersion, OLDER_VERSIONS, profileAt } from './versions.ts';
+import { UCP_LATEST, type UcpVersion } from '../version.ts';
 
 export const DISCOVERY_PATH = '/.well-known/ucp';
 /** The older versions' leaf profiles (`/.well-known/ucp/2026-04-08`). */

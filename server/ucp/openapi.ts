@@ -9,8 +9,7 @@
 import type { z } from 'zod';
 import { GetProductRequest, LookupRequest, SearchRequest } from '../../src/wire/catalog.ts';
 import { CreateCartRequest, UpdateCartRequest } from '../../src/wire/cart.ts';
-import { UCP_VERSION } from '../../src/wire/common.ts';
-import { UCP_VERSIONS } from '../../src/wire/version.ts';
+import { UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../version.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 import { REST_SCHEMA_URL, SPEC_URL } from '../core/shops/ucp-profile.ts';
 import { accessPolicy, allows, isOperation, type OperationName } from '../core/access/access-policy.ts';
@@ -19,7 +18,6 @@ import { componentSchemas, json, requestSchema, schemaRef, type JsonObject } fro
 import { registerUcpSchemas } from './response-schemas.ts';
 import { UCP_SECURITY_SCHEMES } from './openapi-security.ts';
 import { CART_TEXT } from './tool-text.ts';
-import type { UcpVersion } from './versions.ts';
 
 const header = (name: string, description: string, required = false) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
 const PARAMS = {

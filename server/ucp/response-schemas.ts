@@ -6,10 +6,11 @@
  * Request-side schemas (Context, Message) are the very objects src/wire validates with.
  */
 import { z } from 'zod';
-import { ContextSchema, MessageSchema, UCP_VERSION, type ErrorResponse, type ProtocolError, type UcpMeta } from '../../src/wire/common.ts';
+import { ContextSchema, MessageSchema, type ErrorResponse, type ProtocolError, type UcpMeta } from '../../src/wire/common.ts';
 import type { CustomizationDef, GetProductResponse, LookupResponse, Product, SearchResponse, Variant } from '../../src/wire/catalog.ts';
 import type { AppliedDiscount, Cart, LineItem, Total } from '../../src/wire/cart.ts';
 import { matches, type ComponentRegistry } from '../http/openapi-schema.ts';
+import { UCP_VERSION } from '../version.ts';
 
 const UCP_SCHEMAS = 'https://ucp.dev/schemas/shopping';
 /** The official UCP schema a component corresponds to, named in its description (not `$id`: see docs/ucp.md "OpenAPI"). */

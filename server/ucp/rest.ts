@@ -4,10 +4,10 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { UCP_VERSION } from '../../src/wire/common.ts';
+import { UCP_VERSION, UCP_VERSIONS } from '../version.ts';
 import { readJson } from '../http/body.ts';
 import { methodNotAllowed, protocolError } from '../http/errors.ts';
-import { isServedVersion, UCP_VERSIONS } from './versions.ts';
+import { isServedVersion } from './versions.ts';
 import { getProductOp, lookupCatalogOp, searchCatalogOp, type CatalogContext, type CatalogResult } from './catalog-operations.ts';
 import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from '../core/shops/ucp-profile.ts';

@@ -18,7 +18,7 @@
  * Which version a request is in is decided once, by negotiation (server/http/authenticate.ts):
  * the `ucp.version` of the platform profile the caller names; no profile → 2026-04-08 (the seed).
  */
-import { UCP_LATEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../../src/wire/version.ts';
+import { UCP_LATEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../version.ts';
 import type { Policy } from '../../src/wire/common.ts';
 import type { Product, Variant } from '../../src/wire/catalog.ts';
 import type { Shop } from '../formats/types.ts';
@@ -26,8 +26,6 @@ import { businessProfile, capabilitiesAt, leafProfilePath, OLDER_VERSIONS, retag
 import { InvalidRequest } from '../core/shared/errors.ts';
 import { text } from '../core/shared/localize.ts';
 import { rememberedJson, serializedOnce } from '../lib/json-fragments.ts';
-
-export { UCP_LATEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion };
 
 export const isServedVersion = (v: unknown): v is UcpVersion => typeof v === 'string' && (UCP_VERSIONS as readonly string[]).includes(v);
 

@@ -19,5 +19,4 @@ export type {
   Variant,
 } from '../wire/catalog.ts';
 export type { Context, ErrorResponse, Measure, Message, Policy, Price, QuantityUnit, UcpMeta, UnitPrice } from '../wire/common.ts';
-export { UCP_VERSION } from '../wire/common.ts';
-export { UCP_LATEST, UCP_VERSIONS, type UcpVersion } from '../wire/version.ts';
+export { UCP_LATEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../wire/version.ts';

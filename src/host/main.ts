@@ -10,7 +10,7 @@
  * Built as an ES module (`<script type="module">`); the API is both its exports and `window.UCP`
  * (typed in ./types.ts, shipped as host.d.ts).
  */
-import { UCP_VERSION } from './version.ts';
+import { UCP_VERSION } from '../wire/version.ts';
 import { defaultShop, defineElements } from './elements.tsx';
 import { selectMode } from './mode.ts';
 import { openCart } from './open-cart.ts';

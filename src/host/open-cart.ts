@@ -6,7 +6,7 @@
  * dispatched on the target like any other failure to open the cart.
  */
 import type { CartHandle, OpenCartOptions } from '../embedded/host.ts';
-import { UCP_VERSION } from './version.ts';
+import { UCP_VERSION } from '../wire/version.ts';
 
 type HostRole = typeof import('./role-host.ts');
 /** The host role, fetched on the first call (a failed load is retried on the next one). */

@@ -8,6 +8,7 @@
 import type { Result } from '../client/api.ts';
 import type { Message } from '../wire/common.ts';
 import { gradeMessages, SEVERITY_OF_KIND, type ErrorKind } from '../wire/errors.ts';
+import { UCP_VERSION } from '../wire/version.ts';
 
 export interface ToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -31,8 +32,7 @@ export function result(body: object, isError = (body as { ucp?: { status?: strin
  * the shopper declining is `forbidden` (the agent cannot change it by retrying).
  */
 export function outcome(code: string, content: string, kind: ErrorKind = code === 'not_found' ? 'not_found' : 'internal'): ToolResult {
-  // The revision as a literal: see src/host/version.ts (test/versions.test.ts).
-  return result({ ucp: { version: '2026-04-08', status: 'error' }, messages: [{ type: 'error', code, content, severity: SEVERITY_OF_KIND[kind] }] }, true);
+  return result({ ucp: { version: UCP_VERSION, status: 'error' }, messages: [{ type: 'error', code, content, severity: SEVERITY_OF_KIND[kind] }] }, true);
 }
 
 /** Invalid arguments found in the page, shaped as the MCP transport's input mistakes (recoverable). */

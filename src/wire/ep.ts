@@ -3,8 +3,10 @@
  * error codes and the error_response builders. Split from ./embedded.ts (the zod schemas) so that
  * host.js can import these without bundling zod; ./embedded.ts re-exports everything here.
  */
-/** = UCP_VERSION (src/wire/version.ts); a literal for the bundle's sake, see src/host/version.ts (test/versions.test.ts). */
-export const EP_VERSION = '2026-04-08';
+import { UCP_VERSION } from './version.ts';
+
+/** The Embedded Cart Protocol speaks the seed's UCP revision. */
+export const EP_VERSION = UCP_VERSION;
 
 /** JSON-RPC 2.0 error codes (transport faults only; business outcomes travel in `result`). */
 export const RPC = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 } as const;

@@ -21,7 +21,7 @@ import { ensureShopKey } from '../access/signing-keys.ts';
 import { findShopById } from '../shops/shops.ts';
 import { shopPublicOrigin, type WebhookEvent } from './webhook-endpoints.ts';
 import { shopProfilePath } from '../shops/ucp-profile.ts';
-import { UCP_VERSION } from '../../../src/wire/common.ts';
+import { UCP_VERSION } from '../../version.ts';
 
 /** Deliveries are made at the seed's version: UCP-Agent names that profile, whose `signing_keys` verify them. */
 const WEBHOOK_PROFILE_PATH = shopProfilePath(UCP_VERSION);

@@ -2,8 +2,7 @@
  * What this business publishes about itself: the discovery profile and the `ucp` block of each
  * response. One place, so discovery and responses never disagree about names or versions.
  */
-import { UCP_VERSION } from '../../../src/wire/common.ts';
-import { UCP_LATEST, UCP_VERSIONS, type UcpVersion } from '../../../src/wire/version.ts';
+import { UCP_LATEST, UCP_VERSION, UCP_VERSIONS, type UcpVersion } from '../../version.ts';
 import type { Shop } from '../../formats/types.ts';
 
 const SITE = `https://ucp.dev/${UCP_VERSION}`;
