@@ -4,8 +4,11 @@
  * `g:` attributes in the namespace http://base.google.com/ns/1.0 (matched by URI, whatever its
  * prefix), or tab-separated text with a header row of attribute names. XML goes through saxes and
  * text through csv-parse, both streaming: only parsed items are held, and only those of an
- * `item_group_id`, because a group's variants can be anywhere in the file. Ungrouped items are
- * yielded as they come; groups at the end, in the order they first appeared.
+ * `item_group_id`, because a group's variants may be apart in the file. Ungrouped items are
+ * yielded as they come; a group once the feed has gone `googleTuning.heldItems` items without
+ * adding to it (feeds list a group's items together, so in practice as soon as the next group
+ * begins; memory stays flat however long the feed); the rest at the end. An item that comes
+ * later than that for a group already imported is skipped, saying so.
  */
 import { parse as csvParse } from 'csv-parse';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
@@ -40,6 +43,11 @@ const AVAILABILITY: Record<string, StoredVariant['status'] | null> = {
   available_for_order: null,
 };
 
+export const googleTuning = {
+  /** Grouped items held at most; past it, the groups touched longest ago are imported (docs/import-formats/google.md). */
+  heldItems: 10_000,
+};
+
 export const google: Adapter = {
   format: 'google',
   async *read(chunks, ctx) {
@@ -54,10 +62,12 @@ export const google: Adapter = {
   },
 };
 
-/** What the adapter keeps between items: ids already seen and the groups waiting for the file's end. */
+/** What the adapter keeps between items: ids already seen, the groups not yet imported (least recently added to first) and those imported. */
 class FeedState {
   private readonly seen = new Set<string>();
   private readonly held = new Map<string, Item[]>();
+  private heldItems = 0;
+  private readonly done = new Set<string>();
   constructor(private readonly ctx: ImportContext) {}
 
   *add(item: Item): Generator<StoredProduct> {
@@ -72,21 +82,32 @@ class FeedState {
       if (product) yield product;
       return;
     }
+    if (this.done.has(group)) {
+      return this.ctx.report.skip(`id ${id}`, `the other items of item_group_id ${group} came more than ${googleTuning.heldItems.toLocaleString('en')} items earlier and were imported without this one; list a group's items together in the feed`);
+    }
     const items = this.held.get(group) ?? [];
     items.push(item);
+    this.held.delete(group);
     this.held.set(group, items);
+    this.heldItems++;
+    while (this.heldItems > googleTuning.heldItems) {
+      const [oldest, its] = this.held.entries().next().value!;
+      yield* this.flush(oldest, its);
+    }
   }
 
   *groups(): Generator<StoredProduct> {
-    for (const [group, items] of this.held) {
-      const id = toId(group);
-      if (!id) {
-        this.ctx.report.skip(`item_group_id ${group}`, 'the item_group_id has no letters or digits to make an id from');
-        continue;
-      }
-      const product = toProduct(id, items, this.ctx);
-      if (product) yield product;
-    }
+    for (const [group, items] of this.held) yield* this.flush(group, items);
+  }
+
+  private *flush(group: string, items: Item[]): Generator<StoredProduct> {
+    this.held.delete(group);
+    this.heldItems -= items.length;
+    this.done.add(group);
+    const id = toId(group);
+    if (!id) return this.ctx.report.skip(`item_group_id ${group}`, 'the item_group_id has no letters or digits to make an id from');
+    const product = toProduct(id, items, this.ctx);
+    if (product) yield product;
   }
 }
 

@@ -63,41 +63,48 @@ export async function runImport(db: DB, opts: ImportOptions): Promise<ImportResu
   const existing = await findShopById(db, opts.shop.id);
   const report = new ImportReport();
   const hints: ShopHints = {};
-  const products = new Map<string, StoredProduct>();
-  const variantOwner = new Map<string, string>();
   const keys: string[] = [];
   let format: ImportFormat | undefined;
   let currency = opts.shop.currency ?? existing?.settings.currency;
-  for (const source of opts.sources) {
-    const read = await openSource(source.name, source.chunks(), opts.format);
-    format ??= read.format;
-    currency ??= sniffCurrency(read.head) ?? 'USD';
-    const key = opts.source ?? source.key ?? read.format;
-    keys.push(key);
-    const ctx = importContext({
-      currency,
-      language: opts.shop.language ?? existing?.settings.default_language ?? 'en',
-      storefrontUrl: opts.shop.storefrontUrl ?? existing?.settings.storefront_url,
-      report,
-      onHint: (h) => Object.assign(hints, Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined))),
-    });
-    try {
-      for await (const raw of adapterFor(read.format).read(read.chunks, ctx)) accept(raw, key, products, variantOwner, report);
-    } catch (e) {
-      if (e instanceof ImportParseError) throw new ImportParseError(`${source.name}: ${e.message}`);
-      throw e;
+  // Each source's records as its adapter yields them, checked one by one; the sync writes them as they come.
+  async function* records(): AsyncGenerator<StoredProduct> {
+    const accepted = new AcceptedIds(report);
+    for (const source of opts.sources) {
+      const read = await openSource(source.name, source.chunks(), opts.format);
+      format ??= read.format;
+      currency ??= sniffCurrency(read.head) ?? 'USD';
+      const key = opts.source ?? source.key ?? read.format;
+      keys.push(key);
+      const ctx = importContext({
+        currency,
+        language: opts.shop.language ?? existing?.settings.default_language ?? 'en',
+        storefrontUrl: opts.shop.storefrontUrl ?? existing?.settings.storefront_url,
+        report,
+        onHint: (h) => Object.assign(hints, Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined))),
+      });
+      try {
+        for await (const raw of adapterFor(read.format).read(read.chunks, ctx)) {
+          const p = accepted.check(raw, key);
+          if (p) yield p;
+        }
+      } catch (e) {
+        if (e instanceof ImportParseError) throw new ImportParseError(`${source.name}: ${e.message}`);
+        throw e;
+      }
     }
   }
   // Our own file's amounts are already minor units of its shop's currency: that currency or none.
-  if (hints.currency && currency !== hints.currency) {
-    if (!existing && !opts.shop.currency) currency = hints.currency;
-    else throw new ImportRefused(`the file's prices are in ${hints.currency}, shop ${opts.shop.id}'s in ${currency}: amounts are not converted`);
-  }
-  const shop = resolveShop(opts, existing, hints, currency!);
-  const counts = await syncCatalog(db, { shop, products: [...products.values()], sources: keys, partial: opts.partial, dryRun: opts.dryRun });
+  const shop = () => {
+    if (hints.currency && currency !== hints.currency) {
+      if (!existing && !opts.shop.currency) currency = hints.currency;
+      else throw new ImportRefused(`the file's prices are in ${hints.currency}, shop ${opts.shop.id}'s in ${currency}: amounts are not converted`);
+    }
+    return resolveShop(opts, existing, hints, currency ?? 'USD');
+  };
+  const counts = await syncCatalog(db, { shop, products: records(), sources: () => keys, partial: opts.partial, dryRun: opts.dryRun });
   if (report.moreSkipped) report.warn(`${report.moreSkipped} more skipped rows are not listed`);
   return {
-    shop: shop.id,
+    shop: opts.shop.id,
     format: format!,
     products: { created: counts.created, updated: counts.updated, unchanged: counts.unchanged, unavailable: counts.unavailable },
     variants: counts.variants,
@@ -147,22 +154,29 @@ function explainOpen(name: string, e: unknown): Error {
   return e as Error;
 }
 
-/** One record from an adapter: checked against the catalog schema, its ids unique in the run; else skipped with the reason. */
-function accept(raw: StoredProduct, key: string, products: Map<string, StoredProduct>, variantOwner: Map<string, string>, report: ImportReport): void {
-  const ref = typeof raw?.id === 'string' ? `product ${raw.id}` : 'a product';
-  const parsed = StoredProduct.safeParse({ ...raw, source: key });
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    return report.skip(ref, `${jsonPath(i.path)}: ${i.message}${parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : ''}`);
+/** The run's product and variant ids: each record checked against the catalog schema, its ids unique in the run; else skipped with the reason. */
+class AcceptedIds {
+  private readonly products = new Set<string>();
+  private readonly variantOwner = new Map<string, string>();
+  constructor(private readonly report: ImportReport) {}
+
+  check(raw: StoredProduct, key: string): StoredProduct | undefined {
+    const ref = typeof raw?.id === 'string' ? `product ${raw.id}` : 'a product';
+    const parsed = StoredProduct.safeParse({ ...raw, source: key });
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      return void this.report.skip(ref, `${jsonPath(i.path)}: ${i.message}${parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : ''}`);
+    }
+    const p = parsed.data;
+    if (this.products.has(p.id)) return void this.report.skip(ref, `product id ${p.id} appears twice; the first is kept`);
+    const taken = p.variants.find((v) => this.variantOwner.has(v.id));
+    if (taken) return void this.report.skip(ref, `variant id ${taken.id} is already product ${this.variantOwner.get(taken.id)}'s`);
+    const dup = p.variants.find((v, i) => p.variants.findIndex((w) => w.id === v.id) !== i);
+    if (dup) return void this.report.skip(ref, `variant id ${dup.id} appears twice in it`);
+    for (const v of p.variants) this.variantOwner.set(v.id, p.id);
+    this.products.add(p.id);
+    return p;
   }
-  const p = parsed.data;
-  if (products.has(p.id)) return report.skip(ref, `product id ${p.id} appears twice; the first is kept`);
-  const taken = p.variants.find((v) => variantOwner.has(v.id));
-  if (taken) return report.skip(ref, `variant id ${taken.id} is already product ${variantOwner.get(taken.id)}'s`);
-  const dup = p.variants.find((v, i) => p.variants.findIndex((w) => w.id === v.id) !== i);
-  if (dup) return report.skip(ref, `variant id ${dup.id} appears twice in it`);
-  for (const v of p.variants) variantOwner.set(v.id, p.id);
-  products.set(p.id, p);
 }
 
 /** The shop row to write: the existing one with what the options change, or a new one (protocol and MCP on). */

@@ -175,6 +175,35 @@ export async function writeBatches(tx: DB, batches: Batch[], first: number, ahea
   }
 }
 
+/**
+ * Batches written one at a time as a stream delivers them (an import: catalog-sync.ts), in one
+ * transaction: each batch's vectors start computing when it is queued (while the batch before it
+ * is written), and a written batch is let go, so a long stream holds only the batches in flight.
+ */
+export class BatchStream {
+  private readonly batches: Batch[] = [];
+  private readonly ahead: VectorsAhead;
+
+  constructor(
+    private readonly tx: DB,
+    scratch: ScratchVectors | undefined,
+  ) {
+    this.ahead = new VectorsAhead(scratch, this.batches);
+  }
+
+  /** Queues a batch: its number, for `write`. */
+  queue(batch: Batch): number {
+    const k = this.batches.push(batch) - 1;
+    this.ahead.start(k);
+    return k;
+  }
+
+  async write(k: number): Promise<void> {
+    await writeBatch(this.tx, this.batches[k], await this.ahead.take(k));
+    delete this.batches[k];
+  }
+}
+
 /** Offered in search and browsing: `active` (or no status). Hidden and unavailable products have no search row. */
 export function isListed(p: Pick<StoredProduct, 'status'>): boolean {
   return p.status === undefined || p.status === 'active';
