@@ -15,8 +15,7 @@
  * What the SDK transport also checked on the HTTP request is checked in server.ts before this runs
  * (content type, the MCP-Protocol-Version header, one initialize per POST).
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport } from '@modelcontextprotocol/server';
 
 const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } => 'method' in m && 'id' in m;
 /** A cancellation notification (a request of that name, with an id, is answered like any unknown method). */

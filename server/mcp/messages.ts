@@ -4,18 +4,7 @@
  * messages), `meta` on list methods; and the answer shape the route writes. docs/mcp.md "Batches
  * and ids".
  */
-import {
-  InitializeRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  ReadResourceRequestSchema,
-  JSONRPCMessageSchema,
-  JSONRPCNotificationSchema,
-  JSONRPCRequestSchema,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';
@@ -78,28 +67,40 @@ export function callParamsProblem(m: Message): string | undefined {
   return undefined;
 }
 
-type SafeParse = (v: unknown) => { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+/** A Standard Schema validation's issues, with paths as plain keys. */
+type Issue = { path: PropertyKey[]; message: string };
+type Validate = (v: unknown) => Issue[];
+/** Validates with one of the SDK's spec schemas (Standard Schema, synchronous): the issues, empty when valid. */
+function issuesOf(schema: (typeof specTypeSchemas)[keyof typeof specTypeSchemas]): Validate {
+  return (v) => {
+    const r = schema['~standard'].validate(v);
+    return r.issues ? r.issues.map((i) => ({ path: (i.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)), message: i.message })) : [];
+  };
+}
 /**
  * The SDK's own schemas of the other requests this server answers; the SDK would call a mismatch
  * internal. A Map, not an object literal: the method name is the client's string, and an object
  * would hand back `constructor`, `toString` or `__proto__` from its prototype (issue 29: HTTP 500).
  */
-const REQUEST_SCHEMAS = new Map<string, SafeParse>([
-  ['initialize', (v) => InitializeRequestSchema.safeParse(v)],
-  ['ping', (v) => PingRequestSchema.safeParse(v)],
-  ['tools/list', (v) => ListToolsRequestSchema.safeParse(v)],
-  ['resources/list', (v) => ListResourcesRequestSchema.safeParse(v)],
-  ['resources/templates/list', (v) => ListResourceTemplatesRequestSchema.safeParse(v)],
-  ['resources/read', (v) => ReadResourceRequestSchema.safeParse(v)],
+const REQUEST_SCHEMAS = new Map<string, Validate>([
+  ['initialize', issuesOf(specTypeSchemas.InitializeRequest)],
+  ['ping', issuesOf(specTypeSchemas.PingRequest)],
+  ['tools/list', issuesOf(specTypeSchemas.ListToolsRequest)],
+  ['resources/list', issuesOf(specTypeSchemas.ListResourcesRequest)],
+  ['resources/templates/list', issuesOf(specTypeSchemas.ListResourceTemplatesRequest)],
+  ['resources/read', issuesOf(specTypeSchemas.ReadResourceRequest)],
 ]);
+const messageIssues = issuesOf(specTypeSchemas.JSONRPCMessage);
+const requestIssues = issuesOf(specTypeSchemas.JSONRPCRequest);
+const notificationIssues = issuesOf(specTypeSchemas.JSONRPCNotification);
 
-const issueText = (issues: Array<{ path: PropertyKey[]; message: string }>) => issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`).join('; ');
+const issueText = (issues: Issue[]) => issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`).join('; ');
 
 /** Why a request the SDK would refuse as internal has the wrong params (JSON-RPC -32602), or undefined. */
 export function requestProblem(m: Message): string | undefined {
-  const r = REQUEST_SCHEMAS.get(m.method as string)?.(m);
-  if (!r || r.success) return undefined;
-  return `${String(m.method)} ${issueText(r.error!.issues)} (see the MCP specification for its params, e.g. initialize takes {"protocolVersion", "capabilities", "clientInfo"}).`;
+  const issues = REQUEST_SCHEMAS.get(m.method as string)?.(m);
+  if (!issues?.length) return undefined;
+  return `${String(m.method)} ${issueText(issues)} (see the MCP specification for its params, e.g. initialize takes {"protocolVersion", "capabilities", "clientInfo"}).`;
 }
 
 /**
@@ -108,10 +109,9 @@ export function requestProblem(m: Message): string | undefined {
  * the field; anything else about the message -32600. Never -32700: the body was valid JSON.
  */
 function sdkSchemaProblem(m: Message): { code: number; problem: string } | undefined {
-  if (JSONRPCMessageSchema.safeParse(m).success) return undefined;
+  if (messageIssues(m).length === 0) return undefined;
   // The union's own issue says only "invalid input": the request or notification schema names the field.
-  const own = (m.method === undefined ? JSONRPCMessageSchema : 'id' in m ? JSONRPCRequestSchema : JSONRPCNotificationSchema).safeParse(m);
-  const issues = own.success ? [] : own.error.issues;
+  const issues = (m.method === undefined ? messageIssues : 'id' in m ? requestIssues : notificationIssues)(m);
   const inParams = issues.length > 0 && issues.every((i) => i.path[0] === 'params');
   const text = issues.length ? issueText(issues) : 'the message matches no JSON-RPC message shape';
   if (inParams) return { code: RPC.invalidParams, problem: `${String(m.method)} ${text} (_meta.progressToken is a string or an integer).` };

@@ -8,7 +8,7 @@
  * text. The SDK validates results (a shallow copy of the same values, same key order), so the text
  * is still exactly that object's JSON.
  */
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { rememberedJson, toJsonWithEscaped } from '../lib/json-fragments.ts';
 
 /**

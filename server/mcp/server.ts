@@ -1,8 +1,9 @@
 /**
- * The MCP endpoint of a shop, on the official SDK: a low-level `Server` answering `tools/list` from
- * the prebuilt list and `tools/call` through server/mcp/tools.ts. Streamable HTTP in stateless JSON
- * mode: no session, no SSE stream, every POST answered with JSON (exchange-transport.ts carries the
- * messages between the HTTP request and the SDK's server).
+ * The MCP endpoint of a shop, on the official v2 SDK (`@modelcontextprotocol/server`): a low-level
+ * `Server` answering `tools/list` from the prebuilt list and `tools/call` through
+ * server/mcp/tools.ts. Streamable HTTP in stateless JSON mode: no session, no SSE stream, every POST
+ * answered with JSON (exchange-transport.ts carries the messages between the HTTP request and the
+ * SDK's server).
  *
  * Each POST is first given its era (eras.ts): a request carrying the 2026-07-28 `_meta` envelope
  * goes to that era's adapter (modern.ts); everything else is the 2025 era, served here. Both run
@@ -19,17 +20,7 @@
  * connected `Server` from a small pool of idle ones (handlers are request-independent: the
  * per-request context travels in `authInfo.extra`).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import { isJsonContentType, Server, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type ServerContext } from '@modelcontextprotocol/server';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { answerJson } from './result-json.ts';
 import type { McpAuthContext } from './auth.ts';
@@ -45,8 +36,8 @@ import { instructionsFor, readResource, runToolCall, SERVER_CAPABILITIES, SERVER
 /** Largest JSON-RPC batch accepted (the SDK's own limit is 100). */
 export const MAX_BATCH = 20;
 
-function stateOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): CallState {
-  const state = extra.authInfo?.extra?.state as CallState | undefined;
+function stateOf(ctx: ServerContext): CallState {
+  const state = ctx.http?.authInfo?.extra?.state as CallState | undefined;
   if (!state) throw new Error('MCP request state missing');
   return state;
 }
@@ -54,12 +45,12 @@ function stateOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Cal
 /** The 2025 era's server: the official SDK's `Server` running the handlers both eras share (handlers.ts). */
 function buildServer(instructions: string): Server {
   const server = new Server(SERVER_INFO, { capabilities: SERVER_CAPABILITIES, instructions });
-  server.setRequestHandler(ListToolsRequestSchema, () => TOOLS_LIST_RESULT as never);
+  server.setRequestHandler('tools/list', () => TOOLS_LIST_RESULT as never);
   // MCP Apps: the shop's one view (server/mcp/apps.ts). Public like host.js: no agent profile needed.
-  server.setRequestHandler(ListResourcesRequestSchema, () => RESOURCES_LIST_RESULT);
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readResource(request.params.uri, stateOf(extra as never)));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => runToolCall(request.params.name, request.params.arguments, stateOf(extra as never)) as never);
+  server.setRequestHandler('resources/list', () => RESOURCES_LIST_RESULT as never);
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('resources/read', async (request, ctx) => readResource(request.params.uri, stateOf(ctx)) as never);
+  server.setRequestHandler('tools/call', async (request, ctx) => runToolCall(request.params.name, request.params.arguments, stateOf(ctx)) as never);
   return server;
 }
 
@@ -120,6 +111,17 @@ async function exchange(toSdk: JSONRPCMessage[], state: CallState): Promise<JSON
   }
 }
 
+/**
+ * The v2 SDK writes every -32002 (resource not found) as -32602, in both eras (its wire codec). The
+ * 2025 era keeps answering a `resources/read` miss with -32002, as it always has (handlers.ts,
+ * docs/mcp.md): the miss is recognised by its `data.code`, which only handlers.ts sets.
+ */
+function legacyErrorCode(method: string, m: JSONRPCMessage): JSONRPCMessage {
+  if (method !== 'resources/read' || !('error' in m) || m.error.code !== RPC.invalidParams) return m;
+  const data = m.error.data as { code?: unknown } | undefined;
+  return data?.code === 'not_found' ? { ...m, error: { ...m.error, code: RPC.resourceNotFound } } : m;
+}
+
 /** JSON-RPC methods named as themselves in metrics; any other is `unknown` (labels stay bounded). */
 const KNOWN_METHODS = new Set(['server/discover', 'initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'notifications/initialized', 'notifications/cancelled']);
 
@@ -176,7 +178,7 @@ export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Prom
   const answers: string[] = [];
   for (const s of slots) {
     if ('answer' in s) answers.push(JSON.stringify(s.answer));
-    else if ('send' in s && 'id' in s.send && 'method' in s.send) answers.push(answerJson(sdkAnswers.next().value!));
+    else if ('send' in s && 'id' in s.send && 'method' in s.send) answers.push(answerJson(legacyErrorCode(s.send.method, sdkAnswers.next().value!)));
   }
   // Only notifications and responses: accepted, nothing to answer (Streamable HTTP).
   if (answers.length === 0) return { status: 202, body: null, headers: {} };
