@@ -3,7 +3,7 @@
  * (UCP discovery, REST, MCP, host.js, storefront pages, GraphQL); the platform's own address gets
  * the account service and the merchant API. Each feature mounts its own routes module here.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from './http/body-limit.ts';
 import { getRequestListener } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -92,16 +92,43 @@ function closeWhenBodyUnread(req: IncomingMessage, res: ServerResponse): void {
   } as ServerResponse['writeHead'];
 }
 
+/** The Hono app: the request's context first, then each feature's routes, then the answers to what none of them took. */
 export function createApp({ db, config }: AppDeps) {
   const app = new Hono<AppEnv>();
-  const agent = agentSite();
 
   // One icon for every host (pages link /favicon.svg; browsers also ask for /favicon.ico).
   app.get('/favicon.svg', faviconHandler);
   app.get('/favicon.ico', faviconHandler);
 
-  // Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the shop.
-  app.use('*', async (c, next) => {
+  app.use('*', requestContext(db, config));
+  mountUcp(app);
+
+  // MCP transport (404 unless the shop has the protocol and settings.mcp_enabled); same body limit.
+  app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES, sandboxNotes: (shop) => (shop.id === DEMO_SHOP_ID ? DEMO_FIXTURES : undefined) }));
+
+  // host.js delivery (/ucp/*), the cart page (/cart/:id) and storefront pages; /ucp and /cart only on protocol shops.
+  app.route('/', storefrontRoutes());
+
+  // The version query is answered on every storefront domain (the seed's {graphql_url}).
+  app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy, store: bucketStoreFor(db) }) }));
+
+  // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
+  app.use('*', platformRoutes());
+
+  // public/ on every host, public/agent/ on none of them (agentSite serves it, in development).
+  app.use('/*', publicFiles(PUBLIC_DIR));
+
+  answerMisses(app);
+  return app;
+}
+
+/**
+ * Who is this request for? Origin from Host (or X-Forwarded-* behind a trusted proxy), then the
+ * shop; and, once answered, the route template that answered, for the metrics.
+ */
+function requestContext(db: DB, config: Config): MiddlewareHandler<AppEnv> {
+  const agent = agentSite();
+  return async (c, next) => {
     const o = requestOrigin((name) => c.req.header(name), config);
     if (!o) return protocolError(c, 400, 'invalid_host', 'The Host header is malformed.');
     const { hostname } = o;
@@ -123,8 +150,11 @@ export function createApp({ db, config }: AppDeps) {
     await next();
     // The operation label of ucp_requests_total: the template that answered, never the raw path.
     nameRoute(incomingOf(c), c.req.routePath);
-  });
+  };
+}
 
+/** UCP discovery and the REST transport (`/api/ucp`), behind the protocol switch, CORS, the body limit and the inspector. */
+function mountUcp(app: Hono<AppEnv>): void {
   // Protocol first, CORS second: a shop with the protocol off answers even a preflight with 404.
   const corsMw = publicCors(UCP_CORS);
   for (const path of ['/api/ucp/*', '/api/ucp', DISCOVERY_PATH, DISCOVERY_LEAF_PATH]) app.use(path, requireProtocol, corsMw);
@@ -151,27 +181,13 @@ export function createApp({ db, config }: AppDeps) {
   // The OpenAPI document's service root is `/` under the server URL `…/api/ucp`, so a generated
   // client asks for `/api/ucp/`: send it to the one address that answers (docs/ucp.md "OpenAPI").
   app.get('/api/ucp/', (c) => c.redirect('/api/ucp', 308));
+}
 
-  // MCP transport (404 unless the shop has the protocol and settings.mcp_enabled); same body limit.
-  app.route('/mcp', mcpRoutes({ maxBodyBytes: MAX_BODY_BYTES, sandboxNotes: (shop) => (shop.id === DEMO_SHOP_ID ? DEMO_FIXTURES : undefined) }));
-
-  // host.js delivery (/ucp/*), the cart page (/cart/:id) and storefront pages; /ucp and /cart only on protocol shops.
-  app.route('/', storefrontRoutes());
-
-  // The version query is answered on every storefront domain (the seed's {graphql_url}).
-  app.route('/graphql', graphqlRoutes({ rateLimit: graphqlRateLimit({ trustProxy: config.trustProxy, store: bucketStoreFor(db) }) }));
-
-  // The platform's own address (no shop): account service (/oauth2/*, RFC 8414 metadata, /admin) and merchant API (/merchants/:id/3.0/*).
-  app.use('*', platformRoutes());
-
-  // public/ on every host, public/agent/ on none of them (agentSite above serves it, in development).
-  app.use('/*', publicFiles(PUBLIC_DIR));
-
-  // People get pages, API clients JSON (by Accept and path: storefront/error-pages.ts).
+/** What no route took, and what threw: people get pages, API clients JSON (by Accept and path: storefront/error-pages.ts). */
+function answerMisses(app: Hono<AppEnv>): void {
   app.notFound((c) => (c.get('shop') && wantsPage(c) ? notFoundPage(c) : protocolError(c, 404, 'not_found', `Nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`)));
   app.onError((err, c) => {
     const res = renderError(err, c);
     return (res.status === 503 || res.status === 500) && wantsPage(c) ? serverErrorPage(c, res.status, res.headers.get('retry-after')) : res;
   });
-  return app;
 }

@@ -155,75 +155,22 @@ function profilesOf(opts: UcpClientOptions): { single?: string; byVersion: Parti
   return { byVersion };
 }
 
+/** What the client found out about the shop on first use: its endpoints, and the version and profile it speaks with. */
+interface Session {
+  endpoints: Endpoints;
+  version?: UcpVersion;
+  profile: string;
+}
+
 export function createUcpClient(opts: UcpClientOptions): UcpClient {
-  const transport = opts.transport ?? 'rest';
-  if (transport !== 'rest' && transport !== 'mcp') throw new TypeError(`transport must be 'rest' or 'mcp', not ${String(transport)}.`);
-  if (!opts.business) throw new TypeError('business (the shop origin) is required.');
-  if (!opts.profile) throw new TypeError('profile (your platform profile URL) is required.');
+  const transport = checkedTransport(opts);
   const profiles = profilesOf(opts);
   // Your fetch as given; the default one also reaches `*.localhost` shops from Node (./localhost.ts).
   const base = opts.fetch ?? localhostAwareFetch((input, init) => fetch(input, init));
   const send = opts.retry === false ? base : retryingFetch(base, opts.retry);
-  const auth: Record<string, string> = opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {};
-
-  let found: Promise<{ endpoints: Endpoints; version?: UcpVersion; profile: string }> | undefined;
-  const session = () =>
-    (found ??= (async () => {
-      const known = opts.endpoints ?? {};
-      if (profiles.single !== undefined) {
-        const d = known.rest && known.mcp ? { rest: '', mcp: '' } : await discoverEndpoints(opts.business, send);
-        return { endpoints: { rest: known.rest ?? d.rest, mcp: known.mcp ?? d.mcp }, profile: profiles.single };
-      }
-      const chosen = await selectVersion(opts.business, Object.keys(profiles.byVersion), send, opts.version);
-      return { endpoints: { rest: known.rest ?? chosen.endpoints.rest, mcp: known.mcp ?? chosen.endpoints.mcp }, version: chosen.version, profile: profiles.byVersion[chosen.version]! };
-    })().catch((e) => {
-      found = undefined;
-      throw e;
-    }));
-  const endpoints = async () => (await session()).endpoints;
-  const endpoint = async (t: keyof Endpoints) => {
-    const e = (await endpoints())[t];
-    if (!e) throw new Error(`The shop at ${opts.business} offers no ${t} transport (see its /.well-known/ucp).`);
-    return e;
-  };
-
-  let mcp: Promise<McpTransport> | undefined;
-  const mcpTransport = () =>
-    (mcp ??= import('./mcp-transport.ts').then((m) => new m.McpTransport(() => endpoint('mcp'), send, auth, CLIENT_INFO)));
-
-  /** Every failure with the severity of the shared rule: a flat error's (no messages of its own) from its status. */
-  async function call<T>(op: Op): Promise<Result<T>> {
-    const r = await send1<T>(op);
-    return r.ok ? r : { ...r, messages: gradeMessages(r.messages, r.status) };
-  }
-
-  async function send1<T>(op: Op): Promise<Result<T>> {
-    let profile: string;
-    try {
-      profile = (await session()).profile;
-    } catch (e) {
-      return fail(0, 'network_error', networkText(e));
-    }
-    if (transport === 'mcp') {
-      const meta: Record<string, unknown> = { 'ucp-agent': { profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
-      const args: Record<string, unknown> = { ...(op.id !== undefined ? { id: op.id } : {}), ...(op.arg ? { [op.arg]: op.body ?? {} } : {}) };
-      try {
-        return await (await mcpTransport()).call<T>({ tool: op.tool, args, meta, arg: op.arg });
-      } catch (e) {
-        return fail(0, 'network_error', networkText(e));
-      }
-    }
-    let url: string;
-    try {
-      url = (await endpoint('rest')) + op.path;
-    } catch (e) {
-      return fail(0, 'network_error', networkText(e));
-    }
-    const headers: Record<string, string> = { Accept: 'application/json', 'UCP-Agent': `profile=${sfString(profile)}`, ...auth };
-    if (op.body !== undefined) headers['Content-Type'] = 'application/json';
-    if (op.key) headers['Idempotency-Key'] = op.key;
-    return request<T>(send, url, { method: op.method, headers, body: op.body === undefined ? undefined : JSON.stringify(op.body) });
-  }
+  const session = sessionOf(opts, profiles, send);
+  const wire = wireOf(opts, transport, session, send);
+  const call = wire.call;
 
   const cartPath = (id: string) => `/carts/${encodeURIComponent(id)}`;
   // Every write carries a key unless told not to (issue 39 point 11: updateCart sent none).
@@ -238,13 +185,104 @@ export function createUcpClient(opts: UcpClientOptions): UcpClient {
     getCart: (id) => call({ tool: 'get_cart', method: 'GET', path: cartPath(id), id }),
     updateCart: (id, body, o) => call({ tool: 'update_cart', method: 'PUT', path: cartPath(id), arg: 'cart', id, body, key: newKey(o) }),
     cancelCart: (id, o) => call({ tool: 'cancel_cart', method: 'POST', path: `${cartPath(id)}/cancel`, id, key: newKey(o) }),
-    endpoints,
+    endpoints: async () => (await session()).endpoints,
     version: async () => (await session()).version,
-    async close() {
+    close: wire.close,
+  };
+}
+
+/** The transport the options name, once the options a client cannot work without are there. */
+function checkedTransport(opts: UcpClientOptions): 'rest' | 'mcp' {
+  const transport = opts.transport ?? 'rest';
+  if (transport !== 'rest' && transport !== 'mcp') throw new TypeError(`transport must be 'rest' or 'mcp', not ${String(transport)}.`);
+  if (!opts.business) throw new TypeError('business (the shop origin) is required.');
+  if (!opts.profile) throw new TypeError('profile (your platform profile URL) is required.');
+  return transport;
+}
+
+/**
+ * The session, found on first use and kept: with a single profile URL, the endpoints from discovery
+ * (unless the options give both); with per-version profiles, the version the shop and we share and
+ * its endpoints. A failed discovery is tried again on the next call.
+ */
+function sessionOf(opts: UcpClientOptions, profiles: ReturnType<typeof profilesOf>, send: typeof fetch): () => Promise<Session> {
+  let found: Promise<Session> | undefined;
+  const discover = async (): Promise<Session> => {
+    const known = opts.endpoints ?? {};
+    if (profiles.single !== undefined) {
+      const d = known.rest && known.mcp ? { rest: '', mcp: '' } : await discoverEndpoints(opts.business, send);
+      return { endpoints: { rest: known.rest ?? d.rest, mcp: known.mcp ?? d.mcp }, profile: profiles.single };
+    }
+    const chosen = await selectVersion(opts.business, Object.keys(profiles.byVersion), send, opts.version);
+    return { endpoints: { rest: known.rest ?? chosen.endpoints.rest, mcp: known.mcp ?? chosen.endpoints.mcp }, version: chosen.version, profile: profiles.byVersion[chosen.version]! };
+  };
+  return () =>
+    (found ??= discover().catch((e) => {
+      found = undefined;
+      throw e;
+    }));
+}
+
+/**
+ * One operation over the client's transport (`call`), every failure a `Result` with the severity of
+ * the shared rule (a flat error's, with no messages of its own, from its status); `close` ends the
+ * MCP connection, opened on the first MCP call.
+ */
+function wireOf(opts: UcpClientOptions, transport: 'rest' | 'mcp', session: () => Promise<Session>, send: typeof fetch) {
+  const auth: Record<string, string> = opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {};
+  const endpoint = async (t: keyof Endpoints) => {
+    const e = (await session()).endpoints[t];
+    if (!e) throw new Error(`The shop at ${opts.business} offers no ${t} transport (see its /.well-known/ucp).`);
+    return e;
+  };
+  let mcp: Promise<McpTransport> | undefined;
+  const mcpTransport = () => (mcp ??= import('./mcp-transport.ts').then((m) => new m.McpTransport(() => endpoint('mcp'), send, auth, CLIENT_INFO)));
+
+  async function sendOp<T>(op: Op): Promise<Result<T>> {
+    let profile: string;
+    try {
+      profile = (await session()).profile;
+    } catch (e) {
+      return fail(0, 'network_error', networkText(e));
+    }
+    return transport === 'mcp' ? sendMcp<T>(mcpTransport, op, profile) : sendRest<T>(send, () => endpoint('rest'), op, profile, auth);
+  }
+
+  return {
+    async call<T>(op: Op): Promise<Result<T>> {
+      const r = await sendOp<T>(op);
+      return r.ok ? r : { ...r, messages: gradeMessages(r.messages, r.status) };
+    },
+    async close(): Promise<void> {
       const m = mcp;
       mcp = undefined;
       // A transport that never loaded (no MCP SDK installed: the call already said so) has nothing to close.
       if (m) await (await m.catch(() => undefined))?.close();
     },
   };
+}
+
+/** An operation as an MCP `tools/call`: the profile and the idempotency key travel in `arguments.meta`. */
+async function sendMcp<T>(mcp: () => Promise<McpTransport>, op: Op, profile: string): Promise<Result<T>> {
+  const meta: Record<string, unknown> = { 'ucp-agent': { profile }, ...(op.key ? { 'idempotency-key': op.key } : {}) };
+  const args: Record<string, unknown> = { ...(op.id !== undefined ? { id: op.id } : {}), ...(op.arg ? { [op.arg]: op.body ?? {} } : {}) };
+  try {
+    return await (await mcp()).call<T>({ tool: op.tool, args, meta, arg: op.arg });
+  } catch (e) {
+    return fail(0, 'network_error', networkText(e));
+  }
+}
+
+/** An operation as a REST request: the profile in `UCP-Agent`, the idempotency key in `Idempotency-Key`. */
+async function sendRest<T>(send: typeof fetch, base: () => Promise<string>, op: Op, profile: string, auth: Record<string, string>): Promise<Result<T>> {
+  let url: string;
+  try {
+    url = (await base()) + op.path;
+  } catch (e) {
+    return fail(0, 'network_error', networkText(e));
+  }
+  const headers: Record<string, string> = { Accept: 'application/json', 'UCP-Agent': `profile=${sfString(profile)}`, ...auth };
+  if (op.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (op.key) headers['Idempotency-Key'] = op.key;
+  return request<T>(send, url, { method: op.method, headers, body: op.body === undefined ? undefined : JSON.stringify(op.body) });
 }
