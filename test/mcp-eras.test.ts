@@ -10,6 +10,7 @@
 import './support/localhost-dns.mjs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -52,6 +53,8 @@ interface AnyClient {
   callTool(p: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<any>;
   listResources(): Promise<{ resources: any[] }>;
   readResource(p: { uri: string }): Promise<{ contents: any[] }>;
+  /** Any method, with a result schema (both generations take a zod schema for a method they do not know). */
+  request(r: { method: string; params?: Record<string, unknown> }, schema: unknown): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -167,6 +170,15 @@ describe.each(CLIENTS)('$label', ({ era, connect }) => {
     expect(miss.code).toBe(era === MODERN ? -32602 : -32002);
     if (era === MODERN) expect(miss.data).toEqual({ uri: 'ui://ucp/nope.html' });
     expect(miss.message).toContain('resources/list names');
+  });
+
+  it('an unknown method is -32601 in this client\'s era, and the connection goes on', async () => {
+    const e = await codeOf(client.request({ method: 'nope/nothing', params: {} }, z.object({}).passthrough()));
+    expect(e.code).toBe(-32601);
+    // 2025: the SDK's "Method not found"; 2026-07-28: the era's edge names the methods it answers.
+    expect(e.message).toMatch(era === MODERN ? /not a method of this server in protocol revision 2026-07-28.*server\/discover/ : /Method not found/);
+    expect((await client.listTools()).tools).toHaveLength(7);
+    expect(mcpServersInUse()).toBe(0);
   });
 
   it('an unknown or renamed tool is -32602 naming what to call', async () => {
@@ -303,6 +315,10 @@ describe('bad input, 2026-07-28', () => {
     expectError(badCaps, 400, -32602, /clientCapabilities must be an object/);
     const badInfo = await modern('tools/list', {}, { meta: { ...envelope(), 'io.modelcontextprotocol/clientInfo': 'me' } });
     expectError(badInfo, 400, -32602, /clientInfo, when sent, must be/);
+    const notObject = await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/list', params: { _meta: 'v2026' } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
+    expectError(notObject, 400, -32602, /params._meta must be an object carrying io.modelcontextprotocol\/protocolVersion/);
+    const callNoMeta = await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'mug' } } } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'search_catalog' });
+    expectError(callNoMeta, 400, -32602, /params._meta is missing/);
   });
 
   it('the standard headers must be there and agree with the body (-32020)', async () => {
@@ -356,6 +372,31 @@ describe('bad input, 2025 era (as before, plus the era cross-checks)', () => {
       expect(list.body.result.resultType).toBeUndefined();
       expect(list.body.result.ttlMs).toBeUndefined();
     }
+  });
+
+  it('initialize asking for a version the server does not speak is answered with its latest 2025 version (the handshake negotiates), never an error', async () => {
+    for (const v of ['2024-01-01', '2099-01-01', MODERN]) {
+      const r = await post({ jsonrpc: '2.0', id: rpcId++, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      expect(r.status, v).toBe(200);
+      expect(r.body.result.protocolVersion).toBe('2025-11-25');
+    }
+    // Not a version at all: the request is malformed, -32602 naming the field.
+    const bad = await post({ jsonrpc: '2.0', id: rpcId++, method: 'initialize', params: { protocolVersion: 20251125, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    expectError(bad, 200, -32602, /initialize params.protocolVersion/);
+  });
+
+  it('a missing _meta is fine (optional in 2025); a malformed one is -32602 naming the field', async () => {
+    const none = await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'mug' } } } });
+    expect(none.status).toBe(200);
+    expect(none.body.result.structuredContent.products.length).toBeGreaterThan(0);
+    expectError(await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/list', params: { _meta: 'x' } }), 200, -32602, /tools\/list params._meta/);
+    expectError(await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: meta() }, _meta: 'x' } }), 200, -32602, /params._meta must be an object/);
+    expectError(await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/list', params: { _meta: { progressToken: { not: 'a token' } } } }), 200, -32602, /progressToken/);
+    // Half a 2026-07-28 envelope with no era header: a 2026-07-28 claim, malformed.
+    const half = await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } } });
+    expectError(half, 400, -32602, /clientCapabilities is missing/);
+    // The same inside a 2025 session (its header): still -32602, the envelope is checked first.
+    expectError(await post({ jsonrpc: '2.0', id: rpcId++, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } } }, { 'mcp-protocol-version': '2025-11-25' }), 400, -32602, /clientCapabilities is missing/);
   });
 
   it('server/discover without the envelope is a 2025 request: -32601 (a 2025 server has no such method)', async () => {

@@ -127,7 +127,8 @@ export function classifyEra(body: unknown, headers: EraHeaders): EraRoute {
   if (!modernHeader) return { era: 'legacy' };
   if (kind === 'notification') return { era: 'modern', kind, message: body, version: headers.version!, meta: {} };
   const meta = metaOf(body.params);
-  const problems = meta ? envelopeProblems(meta) : [`params._meta is missing (a 2026-07-28 request carries ${PROTOCOL_VERSION_KEY} and ${CLIENT_CAPABILITIES_KEY} there)`];
+  const given = isObject(body.params) && body.params._meta !== undefined;
+  const problems = meta ? envelopeProblems(meta) : [given ? `params._meta must be an object carrying ${PROTOCOL_VERSION_KEY} and ${CLIENT_CAPABILITIES_KEY}` : `params._meta is missing (a 2026-07-28 request carries ${PROTOCOL_VERSION_KEY} and ${CLIENT_CAPABILITIES_KEY} there)`];
   return invalidEnvelope(body, [`the MCP-Protocol-Version header names ${headers.version}, but`, ...problems]);
 }
 
