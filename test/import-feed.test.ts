@@ -207,6 +207,29 @@ describe('import URL: redirects, refusals, nothing written', () => {
     expect(await catalogOf('shop_feed_etag')).toEqual(before);
   });
 
+  it("a feed that pauses mid-body holds no transaction open: the shop's other queries answer meanwhile", async () => {
+    // 1,100 items before the pause: an import reading from the network would have begun its
+    // transaction (catalog-sync.ts) and, on the embedded database, held every other query.
+    const items = Array.from({ length: 1100 }, (_, i) => `<item><g:id>slow-${i}</g:id><title>Slow ${i}</title><g:price>5.00 USD</g:price></item>\n`).join('');
+    let paused!: () => void;
+    const pausing = new Promise<void>((ok) => (paused = ok));
+    routes.set('/slow.xml', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/rss+xml' });
+      res.write(`<?xml version="1.0"?><rss xmlns:g="http://base.google.com/ns/1.0" version="2.0"><channel><title>Slow</title>\n${items}`, () => {
+        paused();
+        setTimeout(() => res.end('</channel></rss>\n'), 1500);
+      });
+    });
+    const run = importWithFeeds(server.db, { urls: [`${base}/slow.xml`], shop: { id: 'shop_feed_slow', domain: 'feed-slow.localhost' }, fetch: { mode: 'development' } });
+    let finished = false;
+    void run.then(() => (finished = true), () => (finished = true));
+    await pausing;
+    await new Promise((ok) => setTimeout(ok, 300));
+    await sql`select 1`.execute(server.db);
+    expect(finished).toBe(false);
+    expect((await run).products.created).toBe(1100);
+  });
+
   it('production fetches from public addresses only: loopback refused in every spelling, nothing fetched', async () => {
     const port = new URL(base).port;
     routes.set('/prod.xml', (_req, res) => res.writeHead(200).end(FEED));

@@ -10,7 +10,7 @@ import type { AppEnv } from '../http/env.ts';
 import { ownControlToken } from '../db/data-dir-lock.ts';
 import { safeEqual } from '../lib/crypto.ts';
 import { FORMATS, ImportParseError, type ImportFormat } from '../import/adapter.ts';
-import { utf8Chunks } from '../import/input.ts';
+import { fileChunks, spool } from '../import/input.ts';
 import { ImportRefused, runImport, type ImportResult } from '../import/run.ts';
 import { CatalogFileError } from '../core/catalog/catalog-check.ts';
 import { importWithFeeds, listFeeds, MIN_EVERY_SECONDS, removeFeed } from '../import/feeds.ts';
@@ -59,15 +59,20 @@ export function controlRoutes() {
       partial: q.partial === '1',
       dryRun: q.dry_run === '1',
     };
+    let file: Awaited<ReturnType<typeof spool>> | undefined;
     try {
-      const result: ImportResult = feed
-        ? await importWithFeeds(c.get('db'), { ...opts, urls: [q.url!], every, fetch: { mode: c.get('config').mode } })
-        : await runImport(c.get('db'), { ...opts, sources: [{ name: q.file!, chunks: () => utf8Chunks(body as unknown as AsyncIterable<Uint8Array>) }] });
+      // The file is received whole before the import's transaction begins (input.ts spool).
+      if (!feed) file = await spool(body as unknown as AsyncIterable<Uint8Array>);
+      const result: ImportResult = file
+        ? await runImport(c.get('db'), { ...opts, sources: [{ name: q.file!, chunks: () => fileChunks(file!.path) }] })
+        : await importWithFeeds(c.get('db'), { ...opts, urls: [q.url!], every, fetch: { mode: c.get('config').mode } });
       return c.json(result);
     } catch (e) {
       if (e instanceof ImportParseError || e instanceof ImportRefused) return c.json({ error: 'import_refused', message: e.message }, 422);
       if (e instanceof CatalogFileError) return c.json({ error: 'import_refused', message: e.message, issues: e.issues }, 422);
       throw e;
+    } finally {
+      await file?.remove();
     }
   });
   // `ucp-storefront feeds list|remove` beside the server holding the embedded database.

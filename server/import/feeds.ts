@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { DB } from '../db/index.ts';
 import type { ImportFormat } from './adapter.ts';
 import { fetchFeed, type FeedFetchOptions, type FeedResponse } from './feed-fetch.ts';
-import { utf8Chunks } from './input.ts';
+import { fileChunks, spool } from './input.ts';
 import { fileSources, runImport, type ImportOptions, type ImportResult } from './run.ts';
 
 /** Shortest schedule period. */
@@ -111,6 +111,7 @@ export async function importWithFeeds(db: DB, opts: FeedImportOptions): Promise<
   const conditional = !(opts.source && files.length + urls.length > 1);
   const rows = new Map<string, FeedRow | undefined>();
   const fetched: Array<{ url: string; res: FeedResponse }> = [];
+  const spooled: Array<{ remove(): Promise<void> }> = [];
   try {
     for (const url of urls) {
       const row = await findFeed(db, opts.shop.id, url);
@@ -119,13 +120,20 @@ export async function importWithFeeds(db: DB, opts: FeedImportOptions): Promise<
       fetched.push({ url, res: await fetchFeed(url, { ...opts.fetch, ...validators }) });
     }
     const sources: ImportOptions['sources'] = [...fileSources(files)];
-    for (const { url, res } of fetched) if (!res.notModified) sources.push({ name: url, key: url, chunks: () => utf8Chunks(res.bytes) });
+    for (const { url, res } of fetched) {
+      if (res.notModified) continue;
+      // Received whole before the import's transaction begins (input.ts spool).
+      const body = await spool(res.bytes);
+      spooled.push(body);
+      sources.push({ name: url, key: url, chunks: () => fileChunks(body.path) });
+    }
     const result = sources.length ? await runImport(db, { ...opts, sources }) : notModified(opts.shop.id, rows);
     result.feeds = fetched.map(({ url, res }) => ({ url, not_modified: res.notModified, ...(opts.every ? { every: formatEvery(opts.every) } : {}) }));
     if (!opts.dryRun) for (const { url, res } of fetched) await recordResult(db, opts, url, res, result, rows.get(url));
     return result;
   } finally {
     for (const { res } of fetched) if (!res.notModified) res.cancel();
+    await Promise.all(spooled.map((b) => b.remove()));
   }
 }
 

@@ -3,7 +3,12 @@
  * stream. A byte that is not UTF-8 stops the import naming its line, with what to do (a spreadsheet
  * saved the file as Windows-1252); a UTF-16 file says so. A leading byte order mark is dropped.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { ImportParseError } from './adapter.ts';
 
 /** Decodes byte chunks as UTF-8, throwing ImportParseError at the first invalid byte's line. */
@@ -52,6 +57,26 @@ function count(text: string, ch: string): number {
 /** A file's text chunks (64 KiB reads); a missing or unreadable file is a one-line error. */
 export function fileChunks(path: string): AsyncGenerator<string> {
   return utf8Chunks(createReadStream(path, { highWaterMark: 64 * 1024 }));
+}
+
+/**
+ * Bytes from the network (a fetched feed, a file sent to the running server) saved to a temporary
+ * file (owner-only) before the import reads them. An import writes inside one transaction as it
+ * reads (catalog-sync.ts): read from the network, a slow or stalled sender would keep that
+ * transaction open, and on the embedded database every other query of every shop waits on it.
+ * A failure while receiving (too large, stalled, cut) is thrown here, before anything is written.
+ */
+export async function spool(bytes: AsyncIterable<Uint8Array>): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ucp-import-'));
+  const remove = () => rm(dir, { recursive: true, force: true });
+  const path = join(dir, 'body');
+  try {
+    await pipeline(Readable.from(bytes), createWriteStream(path, { mode: 0o600 }));
+  } catch (e) {
+    await remove();
+    throw e;
+  }
+  return { path, remove };
 }
 
 /**
