@@ -28,6 +28,34 @@ async function noErrors(d: Driver) {
   if (errs.length) throw new Error(`${d.engine}: uncaught page errors: ${errs.join(' | ')}`);
 }
 
+/**
+ * Opens the MCP Apps test host (e2e/apps-host/: the official AppBridge of ext-apps 2.x and the v2 MCP
+ * client, its sandbox proxy on another origin) two ports up from the shop, in one era: `auto`
+ * negotiation (2026-07-28: server/discover, no initialize) or `era=2025` (the initialize handshake).
+ * Waits until the host has listed the tools and checks the version it negotiated.
+ */
+async function openAppsHost(d: Driver, shop: string, era: '2026-07-28' | '2025-11-25') {
+  const port = Number(new URL(shop).port) + 2;
+  const q = new URLSearchParams({ shop, sandbox: `http://sandbox.localhost:${port}`, ...(era === '2025-11-25' ? { era: '2025' } : {}) });
+  await d.viewport(600, 900);
+  await d.goto(`http://localhost:${port}/host.html?${q}`);
+  await until(d, 'the host', '() => !!(window.host && window.host.isReady)');
+  const version = await d.eval<string>('() => (window.host.log.find((e) => e.kind === "era") || {}).version');
+  if (version !== era) throw new Error(`${d.engine}: the host negotiated ${version}, not ${era}`);
+}
+
+/** What the host does when its model calls a tool: the call, then the view; resolves once the view has drawn (it reports its size). */
+async function runInHost(d: Driver, tool: string, args: object) {
+  await d.eval(`() => { window.host.run(${JSON.stringify(tool)}, ${JSON.stringify(args)}); return true; }`);
+  await until(d, 'the view', '() => window.host.log.some((e) => e.kind === "size")');
+}
+
+/** The checkout link the view asked the host to open (`ui/open-link`): the shop's cart page. */
+async function openedCheckout(d: Driver) {
+  const url = await until<string>(d, 'the checkout link opened by the host', '() => (window.host.log.find((e) => e.kind === "open-link") || {}).url');
+  if (!/\/cart\/cart_[\w-]+/.test(url)) throw new Error(`checkout opened ${url}`);
+}
+
 const P = ['ucp-product'];
 const CART = ['ucp-cart'];
 
@@ -182,17 +210,10 @@ export const FLOWS: Flow[] = [
     },
   },
   {
-    name: 'MCP Apps view in the official AppBridge: search, options and customizations, add, code, checkout link',
+    name: 'MCP Apps view in the official AppBridge, 2026-07-28: search, options and customizations, add, code, checkout link',
     async run(d, shop) {
-      // The test host (e2e/apps-host/: AppBridge, MCP client, sandbox proxy on another origin) two ports up.
-      const port = Number(new URL(shop).port) + 2;
-      const q = new URLSearchParams({ shop, sandbox: `http://sandbox.localhost:${port}` });
-      await d.viewport(600, 900);
-      await d.goto(`http://localhost:${port}/host.html?${q}`);
-      await until(d, 'the host', '() => !!(window.host && window.host.isReady)');
-      await d.eval('() => { window.host.run("search_catalog", { catalog: { query: "engraved flask" } }); return true; }');
-      // The view reports its size once it has drawn: its frame is there.
-      await until(d, 'the view', '() => window.host.log.some((e) => e.kind === "size")');
+      await openAppsHost(d, shop, '2026-07-28');
+      await runInHost(d, 'search_catalog', { catalog: { query: 'engraved flask' } });
       const V = ['#app'];
       await d.inFrame(async (v) => {
         await until(v, 'the product cards', has([...V, 'li.pc h2'], 'Engraved Steel Flask'));
@@ -213,11 +234,30 @@ export const FLOWS: Flow[] = [
         await until(v, 'the code applied', has([...V, '[part=codes]'], 'WELCOME10'));
         await v.click([...V, 'button[part=checkout]']);
       }, 'app');
-      const url = await until<string>(d, 'the checkout link opened by the host', '() => (window.host.log.find((e) => e.kind === "open-link") || {}).url');
-      if (!/\/cart\/cart_[\w-]+/.test(url)) throw new Error(`checkout opened ${url}`);
+      await openedCheckout(d);
       const told = await d.eval<string>('() => window.host.log.filter((e) => e.kind === "model-context").map((e) => e.params.content[0].text).pop() || ""');
       if (!told.includes('Engraved Steel Flask') || !told.includes('WELCOME10')) throw new Error(`the model was told: ${told}`);
       await shot(d, 'mcp-apps-cart');
+      await noErrors(d);
+    },
+  },
+  {
+    name: 'MCP Apps view in the official AppBridge, 2025 handshake: a cart result drawn, a change, checkout link',
+    async run(d, shop) {
+      await openAppsHost(d, shop, '2025-11-25');
+      await runInHost(d, 'create_cart', { cart: { line_items: [{ item: { id: 'var_tee_m_navy' }, quantity: 1 }] } });
+      const V = ['#app'];
+      await d.inFrame(async (v) => {
+        // The tool result (the host's create_cart), drawn by the view; then a call of its own through the host.
+        await until(v, 'the cart from the tool result', has([...V, '[part=line]'], 'Classic Tee'));
+        await v.click([...V, '[part=line] button[aria-label^="Increase"]']);
+        await until(v, 'quantity 2', `() => (${FIND_SRC})(['#app', '[part=line] input[type=number]'])?.value === '2'`);
+        await v.click([...V, 'button[part=checkout]']);
+      }, 'app');
+      await openedCheckout(d);
+      const calls = await d.eval<string[]>('() => window.host.log.filter((e) => e.kind === "call").map((e) => e.name)');
+      if (!calls.includes('update_cart')) throw new Error(`the view's calls through the host: ${calls.join(', ')}`);
+      await shot(d, 'mcp-apps-cart-2025');
       await noErrors(d);
     },
   },
