@@ -5,7 +5,10 @@
  * is built, connected and closed (closing aborts the server's per-request controllers, each abort a
  * DOMException), it copies every header into an object, parses the URL, re-validates each message
  * with zod after we already checked the envelope, and builds a Response we then copy. Profiled, that
- * was the largest share of what MCP cost beyond REST (docs/benchmarks.md). This transport keeps the
+ * was the largest share of what MCP cost beyond REST (docs/benchmarks.md). The v2 SDK's serving entry
+ * (`createMcpHandler`, what its Hono adapter mounts) also builds a `Server` per request: measured
+ * through the app, about twice this path's cost per `tools/call` (docs/mcp.md "Built on the
+ * official SDK"). This transport keeps the
  * protocol where it was — the SDK's `Server` still routes and validates every request, runs the
  * handlers and shapes results and JSON-RPC errors — and replaces only the wire: each pooled `Server`
  * stays connected to its own `ExchangeTransport`, and a POST hands it the already-checked messages
