@@ -8,9 +8,7 @@
  */
 import './support/localhost-dns.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createUcpClient, type UcpClient } from '../src/client/index.ts';
 import type { Result } from '../src/client/result.ts';
 import type { Message } from '../src/wire/common.ts';
@@ -71,10 +69,11 @@ async function mcp(tool: string, args: Record<string, unknown>, meta: Record<str
     const r = await client.callTool({ name: tool, arguments: { meta: { 'ucp-agent': { profile: PROFILE }, ...meta }, ...args } });
     return { kind: 'result', isError: r.isError === true, messages: (r.structuredContent as { messages?: Message[] }).messages ?? [] };
   } catch (e) {
-    if (e instanceof McpError) return { kind: 'error', rpc: e.code, http: 200, code: (e.data as { code?: string } | undefined)?.code };
+    if (e instanceof ProtocolError) return { kind: 'error', rpc: e.code, http: 200, code: (e.data as { code?: string } | undefined)?.code };
     // A JSON-RPC error with a 4xx status: the SDK reports the status and the body it received.
-    const body = JSON.parse(/endpoint: (\{.*\})$/s.exec((e as Error).message)![1]);
-    return { kind: 'error', rpc: body.error.code, http: (e as { code: number }).code, code: body.error.data?.code };
+    if (!(e instanceof SdkHttpError)) throw e;
+    const body = JSON.parse(/endpoint: (\{.*\})$/s.exec(e.message)![1]);
+    return { kind: 'error', rpc: body.error.code, http: e.status, code: body.error.data?.code };
   }
 }
 

@@ -6,8 +6,7 @@
  */
 import './support/localhost-dns.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 import { APP_MIME, APP_URI } from '../server/mcp/apps.ts';

@@ -9,9 +9,7 @@
 import './support/localhost-dns.mjs';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
@@ -84,7 +82,7 @@ describe('business outcomes are isError results with messages that say what to s
   });
 });
 
-describe('JSON-RPC errors arrive as McpError (HTTP 200), never as a transport failure', () => {
+describe('JSON-RPC errors arrive as ProtocolError (HTTP 200), never as a transport failure', () => {
   const rejection = async (p: Promise<unknown>) => {
     try {
       await p;
@@ -96,17 +94,17 @@ describe('JSON-RPC errors arrive as McpError (HTTP 200), never as a transport fa
 
   it('an unknown tool is -32602 naming the offered tools', async () => {
     const e = await rejection(client.callTool({ name: 'teleport', arguments: { meta } }));
-    expect(e).toBeInstanceOf(McpError);
-    expect((e as McpError).code).toBe(-32602);
-    expect((e as McpError).message).toMatch(/Offered: search_catalog/);
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect((e as ProtocolError).code).toBe(-32602);
+    expect((e as ProtocolError).message).toMatch(/Offered: search_catalog/);
   });
 
   it('an oversized lookup batch is -32602 request_too_large (the UCP binding)', async () => {
     const ids = Array.from({ length: 51 }, (_, i) => `id_${i}`);
     const e = await rejection(client.callTool({ name: 'lookup_catalog', arguments: { meta, catalog: { ids } } }));
-    expect(e).toBeInstanceOf(McpError);
-    expect((e as McpError).code).toBe(-32602);
-    expect((e as McpError).data).toMatchObject({ code: 'request_too_large' });
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect((e as ProtocolError).code).toBe(-32602);
+    expect((e as ProtocolError).data).toMatchObject({ code: 'request_too_large' });
   });
 });
 

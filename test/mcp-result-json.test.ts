@@ -3,16 +3,23 @@
  * of the message, whatever path it takes.
  */
 import { describe, expect, it } from 'vitest';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/server';
 import { answerJson, toolResult } from '../server/mcp/result-json.ts';
 import { TOOLS_LIST_RESULT } from '../server/mcp/tools.ts';
+
+/** What the SDK (v2) hands its transport: the result validated by its schema, a copy. */
+function validated(result: unknown): CallToolResult {
+  const r = specTypeSchemas.CallToolResult['~standard'].validate(result);
+  if (r.issues) throw new Error(r.issues.map((i) => i.message).join('; '));
+  return r.value as CallToolResult;
+}
 
 const body = { ucp: { version: '2026-04-08' }, products: [{ id: 'p', title: 'Tee "quoted" \u2028 ✓', price: 2500, tags: [] }], note: 'back\\slash' };
 
 describe('answerJson', () => {
   it('a tool result, after the SDK validated it (a copy), serializes to the same JSON as JSON.stringify', () => {
-    const validated = CallToolResultSchema.parse(toolResult(body)); // what the SDK hands its transport
-    const message = { jsonrpc: '2.0' as const, id: 'x-1', result: validated };
+    const result = validated(toolResult(body));
+    const message = { jsonrpc: '2.0' as const, id: 'x-1', result };
     const text = answerJson(message);
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(message)));
     expect(JSON.parse(JSON.parse(text).result.content[0].text)).toEqual(body);
@@ -27,7 +34,7 @@ describe('answerJson', () => {
   });
 
   it('extra result fields (isError) are kept; messages that are not tool results use plain JSON', () => {
-    const m = { jsonrpc: '2.0' as const, id: 7, result: CallToolResultSchema.parse(toolResult(body, { isError: true })) };
+    const m = { jsonrpc: '2.0' as const, id: 7, result: validated(toolResult(body, { isError: true })) };
     expect(JSON.parse(answerJson(m))).toEqual(JSON.parse(JSON.stringify(m)));
     const error = { jsonrpc: '2.0' as const, id: 8, error: { code: -32602, message: 'Invalid params' } };
     expect(answerJson(error)).toBe(JSON.stringify(error));

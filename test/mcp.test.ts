@@ -5,8 +5,7 @@
 import './support/localhost-dns.mjs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';

@@ -6,8 +6,7 @@
 import './support/localhost-dns.mjs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 let dev: TestServer;
@@ -50,8 +49,8 @@ describe('development', () => {
     const faulty = new Client({ name: 'sandbox', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`http://demo.localhost:${dev.port}/mcp`), { requestInit: { headers: fault('429') } });
     const e = await faulty.connect(transport).then(() => null, (err: unknown) => err);
-    expect(e).toBeInstanceOf(StreamableHTTPError);
-    expect((e as StreamableHTTPError).code).toBe(429);
+    expect(e).toBeInstanceOf(SdkHttpError);
+    expect((e as SdkHttpError).status).toBe(429);
     await faulty.close().catch(() => {});
   });
 

@@ -6,8 +6,7 @@
 import './support/localhost-dns.mjs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID } from './support/ucp-schemas.ts';
 import { platformProfile, platformProfile20260825, serveProfiles } from './support/platform.ts';

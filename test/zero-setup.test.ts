@@ -5,8 +5,7 @@
  */
 import './support/localhost-dns.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { npmStart, type NpmStarted } from './support/npm-start.ts';
 import { expectUcp20260825Valid, expectUcpValid, PROFILE_2026_08_25, PROFILE_ID } from './support/ucp-schemas.ts';
 
