@@ -6,14 +6,14 @@
  *   when the last one ends, carrying every append that arrived meanwhile). Nothing can be durable
  *   faster than this on the same disk with the same HTTP stack.
  * - our `POST /api/ucp/carts` on the embedded database with durable commits (the default) and with
- *   UCP_DURABLE_COMMITS=off, alternating servers so neither always runs warmer.
+ *   UCP_DURABLE_COMMITS=off, in alternating slices beside the reference (benchDurable).
  *
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, load, startChild, stop, type Row } from './support.ts';
+import { alternatingSlices, freePort, load, median, pct, spread, startChild, stop, type Row, type Slices } from './support.ts';
 
 /** The reference server (run with `node -e`): PORT and FILE from the environment. */
 export const GROUP_COMMIT_SOURCE = `
@@ -42,44 +42,56 @@ const BODIES = [
   JSON.stringify({ line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'For Sam' }] }] }),
 ];
 
+/**
+ * BENCH_ROUNDS rounds (default 2) with durable commits on and one with them off (after the first),
+ * each a fresh server of ours and a fresh reference, both up the whole round, warmed once, then
+ * BENCH_SLICES pairs of slices (default 6) of BENCH_SLICE_SECONDS (default half of BENCH_SECONDS)
+ * alternating them (support.ts alternatingSlices). The figure: the median of the pairs' ratios
+ * (ours / reference) with their min–max; what durability costs is the on rounds' median ratio
+ * against the off round's.
+ */
 export async function benchDurable(dataDir: string, seconds: number): Promise<Row[]> {
-  const sums = { on: 0, off: 0, ref: 0, p99on: 0, p99off: 0, p99ref: 0 };
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+  const pairs = Math.max(1, Number(process.env.BENCH_SLICES ?? 6));
+  const slice = Number(process.env.BENCH_SLICE_SECONDS ?? Math.max(1, seconds / 2));
+  const modes = Array.from({ length: rounds }, () => 'on' as 'on' | 'off');
+  modes.splice(1, 0, 'off');
+  const got = { on: { a: [], b: [], ratios: [] } as Slices, off: { a: [], b: [], ratios: [] } as Slices };
   const scratch = mkdtempSync(join(tmpdir(), 'ucp-group-commit-'));
   try {
-    for (let round = 0; round < 2; round++) {
-      for (const mode of round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-        const port = await freePort();
-        const env = { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_DURABLE_COMMITS: mode };
-        const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], env, /listening/);
-        try {
-          const r = await load(`cart create, durable commits ${mode}`, { url: `http://127.0.0.1:${port}`, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: BODIES, durationSec: seconds });
-          sums[mode] += r.rps;
-          const key = mode === 'on' ? 'p99on' : 'p99off';
-          sums[key] = Math.max(sums[key], r.p99);
-        } finally {
-          await stop(server);
-        }
-      }
-      const port = await freePort();
-      const ref = await startChild(process.execPath, ['-e', GROUP_COMMIT_SOURCE], { PORT: String(port), FILE: join(scratch, `log-${round}`) }, /ready/);
+    for (const [round, mode] of modes.entries()) {
+      const [port, refPort] = [await freePort(), await freePort()];
+      const reference = await startChild(process.execPath, ['-e', GROUP_COMMIT_SOURCE], { PORT: String(refPort), FILE: join(scratch, `log-${round}`) }, /ready/);
+      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_DURABLE_COMMITS: mode }, /listening/).catch(async (e) => {
+        await stop(reference);
+        throw e;
+      });
+      const create = (warmupSec: number, durationSec = slice) => load(`cart create, durable commits ${mode}`, { url: `http://127.0.0.1:${port}`, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: BODIES, durationSec, warmupSec });
+      const append = (warmupSec: number, durationSec = slice) => load('reference: append + fdatasync group commit', { url: `http://127.0.0.1:${refPort}`, host: 'bench', method: 'POST', path: '/', bodies: BODIES, durationSec, warmupSec });
       try {
-        const r = await load('reference: append + fdatasync group commit', { url: `http://127.0.0.1:${port}`, host: 'bench', method: 'POST', path: '/', bodies: BODIES, durationSec: seconds });
-        sums.ref += r.rps;
-        sums.p99ref = Math.max(sums.p99ref, r.p99);
+        await create(0, 3);
+        await append(0, 3);
+        await alternatingSlices(mode === 'off' ? Math.ceil(pairs / 2) : pairs, round, () => create(0), () => append(0), got[mode]);
       } finally {
-        await stop(ref);
+        await stop(server);
+        await stop(reference);
       }
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  const on = Math.round(sums.on / 2);
-  const off = Math.round(sums.off / 2);
-  const ref = Math.round(sums.ref / 2);
-  console.log(`  durable cart create: ${on}/s = ${((on / ref) * 100).toFixed(0)}% of the group-commit reference (${ref}/s); durability costs ${((1 - on / off) * 100).toFixed(0)}% against commits left in the page cache (${off}/s)`);
+  const { on, off } = got;
+  const rps = (s: Slices, side: 'a' | 'b') => Math.round(median(s[side].map((r) => r.rps)));
+  const ratio = spread(on.ratios, pct);
+  console.log(
+    `  durable cart create, ${on.ratios.length} pairs of ${slice} s slices: ${spread(on.a.map((r) => r.rps))}/s, p99 ${spread(on.a.map((r) => r.p99))} ms; ` +
+      `reference ${spread(on.b.map((r) => r.rps))}/s; ours / reference per pair ${ratio}; ` +
+      `commits left in the page cache (${off.ratios.length} pairs): ${spread(off.a.map((r) => r.rps))}/s, ${spread(off.ratios, pct)} of the reference; durability costs ${pct(1 - median(on.ratios) / median(off.ratios))}`,
+  );
+  console.log(`    pairs (durable): ${on.ratios.map(pct).join(', ')}`);
   return [
-    { name: 'reference: append + fdatasync group commit (node:http)', rps: ref, p99: sums.p99ref },
-    { name: `cart create, durable commits (default): ${((on / ref) * 100).toFixed(0)}% of the reference`, rps: on, p99: sums.p99on },
-    { name: 'cart create, UCP_DURABLE_COMMITS=off', rps: off, p99: sums.p99off },
+    { name: 'reference: append + fdatasync group commit (node:http), median slice', rps: rps(on, 'b'), p99: median(on.b.map((r) => r.p99)) },
+    { name: `cart create, durable commits (default): ${ratio} of the reference (median pair, min–max of ${on.ratios.length})`, rps: rps(on, 'a'), p99: median(on.a.map((r) => r.p99)) },
+    { name: `cart create, UCP_DURABLE_COMMITS=off: ${spread(off.ratios, pct)} of the reference`, rps: rps(off, 'a'), p99: median(off.a.map((r) => r.p99)) },
   ];
 }

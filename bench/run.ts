@@ -12,6 +12,7 @@
  *   BENCH_ONLY=durable BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # durable commits vs group-commit reference
  *   BENCH_ONLY=versions BENCH_BASE=../wt-old BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # this checkout's server vs another checkout's
  *   BENCH_ONLY=search BENCH_PRODUCTS=100000 BENCH_POSTGRES=0 npm run bench  # search beside the bare index server
+ *     (search and durable: BENCH_ROUNDS fresh server pairs × BENCH_SLICES alternating slice pairs of BENCH_SLICE_SECONDS, default 2 × 6 × BENCH_SECONDS/2; median pair and min–max)
  *   BENCH_ONLY=ucp-versions BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench # a UCP 2026-08-25 agent beside a 2026-04-08 one (bench/ucp-versions.ts)
  *   BENCH_ONLY=host npm run bench      # host.js load → interactive beside a bare page (Chromium)
  *   BENCH_ONLY=apps npm run bench      # MCP Apps view: tool-result → cards beside host.js's search cards (Chromium)

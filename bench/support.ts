@@ -22,6 +22,8 @@ export interface LoadOptions {
   /** Bodies cycled through, one per request. */
   bodies?: string[];
   connections?: number;
+  /** Seconds of unrecorded load first (default BENCH_WARMUP, 2); 0 for a slice of a warm server. */
+  warmupSec?: number;
 }
 
 /** Seconds of unrecorded load before each measured case (BENCH_WARMUP). */
@@ -32,8 +34,8 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP ?? 2);
  * first seconds measure V8 compiling (the embedded database's WASM tiers up under load, which alone
  * put p99 at 2-5× its steady value), not the steady state a long-running server serves in.
  */
-export async function measure(opts: autocannon.Options): Promise<autocannon.Result> {
-  if (WARMUP_SEC > 0) await autocannon({ ...opts, duration: WARMUP_SEC });
+export async function measure(opts: autocannon.Options, warmupSec = WARMUP_SEC): Promise<autocannon.Result> {
+  if (warmupSec > 0) await autocannon({ ...opts, duration: warmupSec });
   return autocannon(opts);
 }
 
@@ -52,7 +54,7 @@ export async function load(name: string, o: LoadOptions): Promise<Row> {
         ...(bodies.length ? { setupRequest: (req: any) => ({ ...req, body: bodies[i++ % bodies.length] }) } : {}),
       },
     ],
-  });
+  }, o.warmupSec);
   if (result.non2xx > 0 || result.errors > 0) {
     console.warn(`  ! ${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   }
@@ -155,3 +157,33 @@ export function median(xs: readonly number[]): number {
 
 /** A ratio as a percentage with one decimal. */
 export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** `median (min–max)` of a run of figures, each written by `fmt`. */
+export function spread(xs: readonly number[], fmt: (x: number) => string = (x) => String(Math.round(x))): string {
+  return `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
+}
+
+/** What alternating slices of two servers gave: each slice's rows, and `a / b` per pair. */
+export interface Slices {
+  a: Row[];
+  b: Row[];
+  /** a.rps / b.rps of each pair (the two slices run back to back). */
+  ratios: number[];
+}
+
+/**
+ * `pairs` pairs of slices of two warm servers, both up the whole time, one loaded at a time: a, b
+ * then b, a (from `offset`, so rounds can start on either side), neither always second. Two runs'
+ * sums differed by up to 18 points on this shared machine (issue 47 point 10); the median pair and
+ * the pairs' spread say what one sum cannot.
+ */
+export async function alternatingSlices(pairs: number, offset: number, a: () => Promise<Row>, b: () => Promise<Row>, into: Slices = { a: [], b: [], ratios: [] }): Promise<Slices> {
+  for (let k = 0; k < pairs; k++) {
+    const got: { a?: Row; b?: Row } = {};
+    for (const side of (k + offset) % 2 ? (['b', 'a'] as const) : (['a', 'b'] as const)) got[side] = await (side === 'a' ? a() : b());
+    into.a.push(got.a!);
+    into.b.push(got.b!);
+    into.ratios.push(got.a!.rps / got.b!.rps);
+  }
+  return into;
+}
