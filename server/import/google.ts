@@ -15,6 +15,7 @@ import { SaxesParser, type SaxesTagNS } from 'saxes';
 import type { StoredProduct, StoredVariant } from '../formats/catalog-format.ts';
 import { ImportParseError, type Adapter, type ImportContext } from './adapter.ts';
 import { barcodeType, describe, isExcelMangled, slugify, splitList, toId } from './text.ts';
+import { detached } from '../core/shared/strings.ts';
 
 const G_NS = 'http://base.google.com/ns/1.0';
 const NOT_A_FEED = 'not a Google Merchant Center feed: no g: namespace items and no id/title/price header';
@@ -75,7 +76,7 @@ class FeedState {
     const id = one(item, 'id');
     if (!id) return this.ctx.report.skip(ref(item), 'no id');
     if (this.seen.has(id)) return this.ctx.report.skip(`id ${id}`, 'a second item with the same id');
-    this.seen.add(id);
+    this.seen.add(detached(id));
     const group = one(item, 'item_group_id');
     if (!group) {
       const product = toProduct(toId(id), [item], this.ctx);
@@ -103,7 +104,7 @@ class FeedState {
   private *flush(group: string, items: Item[]): Generator<StoredProduct> {
     this.held.delete(group);
     this.heldItems -= items.length;
-    this.done.add(group);
+    this.done.add(detached(group));
     const id = toId(group);
     if (!id) return this.ctx.report.skip(`item_group_id ${group}`, 'the item_group_id has no letters or digits to make an id from');
     const product = toProduct(id, items, this.ctx);

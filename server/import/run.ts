@@ -18,6 +18,7 @@ import { fileChunks, peek } from './input.ts';
 import { adapterFor } from './formats.ts';
 import { ImportReport } from './report.ts';
 import { sniffCurrency } from './sniff.ts';
+import { detached } from '../core/shared/strings.ts';
 
 export interface ImportOptions {
   /** Files, or a fetched feed's body (URLs: feeds.ts, with `key` the URL). */
@@ -173,8 +174,9 @@ class AcceptedIds {
     if (taken) return void this.report.skip(ref, `variant id ${taken.id} is already product ${this.variantOwner.get(taken.id)}'s`);
     const dup = p.variants.find((v, i) => p.variants.findIndex((w) => w.id === v.id) !== i);
     if (dup) return void this.report.skip(ref, `variant id ${dup.id} appears twice in it`);
-    for (const v of p.variants) this.variantOwner.set(v.id, p.id);
-    this.products.add(p.id);
+    const id = detached(p.id);
+    for (const v of p.variants) this.variantOwner.set(detached(v.id), id);
+    this.products.add(id);
     return p;
   }
 }

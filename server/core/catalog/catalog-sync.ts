@@ -21,6 +21,7 @@ import { catalogWritten, recordCatalogChange } from '../search/catalog-index.ts'
 import { forgetImageOrigins } from './image-origins.ts';
 import { forgetCachedShops } from '../shops/shops.ts';
 import type { FieldIssue } from '../shared/errors.ts';
+import { detached } from '../shared/strings.ts';
 
 export interface SyncShop {
   id: string;
@@ -94,6 +95,10 @@ async function sync(db: DB, req: SyncRequest, records: AsyncIterator<StoredProdu
   const scratch = bulk ? scratchVectors(db) : undefined;
   try {
     await loadTransaction(db, bulk, async (tx) => {
+      // Every read of the run is by key, on tables that grow inside this transaction: statistics
+      // from before it (an empty table, on a new data directory) would have the planner scan whole
+      // tables per batch, quadratic in the file's length.
+      await sql`set local enable_seqscan = off`.execute(tx);
       await run.writeShop(tx, shop);
       const stream = new BatchStream(tx, scratch);
       await run.compareAll(tx, batches, stream);
@@ -155,10 +160,11 @@ class SyncRun {
 
   /** The batch's products that differ from what is stored (created or updated), counted. */
   private async compare(db: DB, batch: StoredProduct[]): Promise<StoredProduct[]> {
-    const stored = await storedDocs(db, this.shop.id, batch.map((p) => p.id));
+    // A shop this run creates has nothing stored to compare with.
+    const stored = this.counts.shopCreated ? new Map<string, StoredProduct>() : await storedDocs(db, this.shop.id, batch.map((p) => p.id));
     const changed: StoredProduct[] = [];
     for (const p of batch) {
-      this.listed.add(p.id);
+      this.listed.add(detached(p.id));
       this.counts.variants += p.variants.length;
       const { status, stored: next } = compareWithStored(stored.get(p.id), p);
       this.counts[status]++;
@@ -167,13 +173,21 @@ class SyncRun {
     return changed;
   }
 
-  /**
-   * Writes a queued batch. A variant id the batch gives one product may still be on another
-   * product of the shop that a later batch rewrites (a variant moved between products): its row
-   * is freed here and the move checked at the end (checkMoves).
-   */
+  /** Writes a queued batch (in a shop that existed, its moved variants freed first). */
   private async write(tx: DB, stream: BatchStream, k: number, products: StoredProduct[]): Promise<void> {
     const ids = products.map((p) => p.id);
+    if (!this.counts.shopCreated) await this.freeMovedVariants(tx, products, ids);
+    await stream.write(k);
+    this.written += ids.length;
+    if (this.writtenIds.length <= LOGGED_IDS) this.writtenIds.push(...ids);
+  }
+
+  /**
+   * A variant id the batch gives one product may still be on another product of the shop that a
+   * later batch rewrites (a variant moved between products): its row is freed here and the move
+   * checked at the end (checkMoves).
+   */
+  private async freeMovedVariants(tx: DB, products: StoredProduct[], ids: string[]): Promise<void> {
     const taken = await sql<{ id: string; product_id: string }>`select id, product_id from variants
       where shop_id = ${this.shop.id} and id = any(${products.flatMap((p) => p.variants.map((v) => v.id))}::text[]) and product_id <> all(${ids}::text[])`.execute(tx);
     if (taken.rows.length) {
@@ -181,9 +195,6 @@ class SyncRun {
       const owner = new Map(products.flatMap((p) => p.variants.map((v) => [v.id, p.id] as const)));
       for (const r of taken.rows) this.moved.set(r.id, { from: r.product_id, to: owner.get(r.id)! });
     }
-    await stream.write(k);
-    this.written += ids.length;
-    if (this.writtenIds.length <= LOGGED_IDS) this.writtenIds.push(...ids);
   }
 
   /** Every variant moved from a product the run does not list again stays that product's: refused, in the file's terms. */
