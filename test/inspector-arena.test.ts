@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TextArena } from '../server/http/inspector/arena.ts';
-import { exchangesOf, logFor, nextExchangeId, type Recorded } from '../server/http/inspector/store.ts';
+import { exchangesOf, KEEP_CHARS, logFor, nextExchangeId, type Recorded } from '../server/http/inspector/store.ts';
 
 function write(arena: TextArena, ...texts: string[]): { start: number; bytes: number[] } {
   const start = arena.begin(texts.reduce((n, t) => n + t.length, 0));
@@ -68,6 +68,19 @@ describe('an exchange read back from the arena', () => {
       expect(Object.entries(x.request.headers)).toContainEqual(['__proto__', 'p']);
       expect(x.response.headers).toMatchObject({ 'content-type': 'application/json', etag: '"v1"' });
       expect([x.request.body, x.response.body]).toEqual(['{"query":"tee"}', '{"products":[]}']);
+    }
+  });
+
+  it('an answer sent as UTF-8 bytes (REST JSON) reads back as its text does: short, non-ASCII, and cut past KEEP_CHARS at a multi-byte character', () => {
+    const long = (fill: string) => JSON.stringify({ products: [{ title: fill.repeat(Math.ceil((KEEP_CHARS + 50) / fill.length)) }] });
+    const answers = ['{"products":[]}', '{"title":"Café ✓ 😀 \\u2028"}', long('é'), long('✓'), long('😀'), long('a')];
+    for (const answer of answers) {
+      const log = logFor('shop_arena_bytes', 'bytes.test');
+      log.add(recorded({ responseBody: answer }));
+      log.add(recorded({ responseBody: Buffer.from(answer) }));
+      const [asBytes, asText] = exchangesOf('shop_arena_bytes', { limit: 2 });
+      expect({ ...asBytes.response, headers: undefined }).toEqual({ ...asText.response, headers: undefined });
+      expect(asBytes.version).toEqual(asText.version);
     }
   });
 

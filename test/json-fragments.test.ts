@@ -3,7 +3,7 @@
  * text of it, and a remembered object cannot change under its text.
  */
 import { describe, expect, it } from 'vitest';
-import { serializedOnce, toJson, toJsonWithEscaped } from '../server/lib/json-fragments.ts';
+import { serializedOnce, toJson, toJsonBytes, toJsonWithEscaped } from '../server/lib/json-fragments.ts';
 
 describe('toJson', () => {
   const product = () => serializedOnce({ id: 'p1', title: 'Flask "steel" \u2028', variants: [{ id: 'v1', price: { amount: 1, currency: 'USD' } }], tags: undefined });
@@ -36,6 +36,14 @@ describe('toJson', () => {
         expect(`"${escaped}"`).toBe(JSON.stringify(text));
         expect(JSON.parse(JSON.parse(`"${escaped}"`))).toEqual(JSON.parse(JSON.stringify(body)));
       }
+    }
+  });
+
+  it('the bytes are the UTF-8 of that text, first and later times alike (REST answers)', () => {
+    const p = serializedOnce({ id: 'p2', title: 'Café ✓ 😀 "q"', variants: [] });
+    const bodies: object[] = [{ ucp: { version: '2026-04-08' }, products: [p, product(), p], note: 'é \u2028 ✓' }, p, {}, { products: [] }];
+    for (let round = 0; round < 2; round++) {
+      for (const body of bodies) expect(toJsonBytes(body).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
     }
   });
 

@@ -13,7 +13,7 @@ import { shopOf } from './guard.ts';
 import { responseMeta, SPEC_URL } from '../core/shops/ucp-profile.ts';
 import { negotiatedOf, ucpAccess, versionOf } from './access.ts';
 import { ucpOpenApi } from './openapi.ts';
-import { toJson } from '../lib/json-fragments.ts';
+import { toJsonBytes } from '../lib/json-fragments.ts';
 
 export function ucpRestRoutes() {
   const app = new Hono<AppEnv>();
@@ -49,7 +49,8 @@ export function ucpRestRoutes() {
       input,
     );
     c.header('Content-Language', language);
-    return c.body(toJson(body), 200, { 'Content-Type': 'application/json' });
+    // Bytes, not a string: the adapter then neither measures nor encodes the answer (json-fragments.ts).
+    return c.body(toJsonBytes(body) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
   };
   app.post('/catalog/search', catalog(searchCatalogOp));
   app.post('/catalog/lookup', catalog(lookupCatalogOp));

@@ -245,34 +245,44 @@ async function searchOnce(db: DB, shop: Shop, req: SearchRequest, locale: Locale
 
   const hasNext = products.length > limit;
   const o = renderOptions(shop, locale, origin);
-  const remember = isSingleWriter(db); // documents are cached objects only there (product-cache.ts)
+  // Documents are cached objects only where this process is the single writer (product-cache.ts).
+  const key = isSingleWriter(db) ? listingKey(o) : undefined;
+  const page = products.length > limit ? products.slice(0, limit) : products;
+  const listed: Product[] = new Array(page.length);
+  for (let i = 0; i < page.length; i++) listed[i] = renderListing(page[i], o, key);
   return {
-    products: products.slice(0, limit).map((p) => renderListing(p, o, remember)),
+    products: listed,
     pagination: hasNext ? { has_next_page: true, cursor: encodeCursor(offset + limit) } : { has_next_page: false },
   };
 }
 
 /**
  * A product as listings show it (the featured variant first). Where stored documents are cached
- * objects, the rendering is kept per document and locale, with its JSON (lib/json-fragments.ts): a
- * catalog write replaces the document, and with it what was kept.
+ * objects, the rendering is kept per document and locale (`key`, one per request: listingKey), with
+ * its JSON (lib/json-fragments.ts): a catalog write replaces the document, and with it what was kept.
  */
 const listings = new WeakMap<StoredProduct, Map<string, Product>>();
 
-function renderListing(p: StoredProduct, o: RenderOptions, remember: boolean): Product {
-  const featured = featuredVariant(p);
-  const render = () => renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
-  if (!remember) return render();
+function listingKey(o: RenderOptions): string {
   const { language, currency, rates } = o.locale;
-  const key = `${language}|${currency}|${rates.base}|${rates.rates[currency] ?? ''}|${o.origin}|${o.defaultLanguage}`;
+  return `${language}|${currency}|${rates.base}|${rates.rates[currency] ?? ''}|${o.origin}|${o.defaultLanguage}`;
+}
+
+function renderListing(p: StoredProduct, o: RenderOptions, key: string | undefined): Product {
+  if (key === undefined) return renderFeaturedFirst(p, o);
   let byLocale = listings.get(p);
   if (!byLocale) listings.set(p, (byLocale = new Map()));
   let product = byLocale.get(key);
   if (!product) {
     if (byLocale.size >= 16) byLocale.clear();
-    byLocale.set(key, (product = serializedOnce(render())));
+    byLocale.set(key, (product = serializedOnce(renderFeaturedFirst(p, o))));
   }
   return product;
+}
+
+function renderFeaturedFirst(p: StoredProduct, o: RenderOptions): Product {
+  const featured = featuredVariant(p);
+  return renderProduct(p, o, [featured, ...p.variants.filter((v) => v !== featured)]);
 }
 
 export interface LookupResult {

@@ -28,13 +28,21 @@ export class TextArena {
 
   constructor(readonly size: number) {}
 
-  /** Room for `chars` characters of text in one run: returns where the run starts (absolute). */
-  begin(chars: number): number {
-    const need = chars * BYTES_PER_CHAR;
-    if (need > this.size) throw new RangeError(`an exchange's texts (${chars} characters) exceed the inspector's buffer`);
+  /** Room for `chars` characters of text and `bytes` bytes in one run: returns where the run starts (absolute). */
+  begin(chars: number, bytes = 0): number {
+    const need = chars * BYTES_PER_CHAR + bytes;
+    if (need > this.size) throw new RangeError(`an exchange's texts (${chars} characters, ${bytes} bytes) exceed the inspector's buffer`);
     const offset = this.end % this.size;
     if (offset + need > this.size) this.end += this.size - offset; // the tail left unused: start again at the beginning
     return this.end;
+  }
+
+  /** Appends UTF-8 `bytes` as they are (an answer sent as bytes); returns their length. */
+  putBytes(bytes: Uint8Array): number {
+    this.buffer ??= Buffer.allocUnsafeSlow(this.size);
+    this.buffer.set(bytes, this.end % this.size);
+    this.end += bytes.length;
+    return bytes.length;
   }
 
   /** Appends `text` to the current run; returns its length in bytes. */
@@ -56,6 +64,13 @@ export class TextArena {
     if (bytes === 0 || !this.buffer) return '';
     const offset = start % this.size;
     return this.buffer.toString('utf16le', offset, offset + bytes);
+  }
+
+  /** The UTF-8 text of `bytes` bytes at `start` (an intact one, written by putBytes). */
+  readUtf8(start: number, bytes: number): string {
+    if (bytes === 0 || !this.buffer) return '';
+    const offset = start % this.size;
+    return this.buffer.toString('utf8', offset, offset + bytes);
   }
 
   /** Bytes in use: what was written, up to the buffer's size. */

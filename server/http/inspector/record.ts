@@ -98,13 +98,15 @@ function retryAfterSeconds(value: string | null): number | undefined {
 
 /**
  * The text of an answer without disturbing it. @hono/node-server's lightweight Response keeps a
- * string body in a `Symbol(cache)` entry `[status, body, headers]` and writes it straight to the
+ * string or byte body in a `Symbol(cache)` entry `[status, body, headers]` and writes it straight to the
  * socket; `clone()` or `text()` would turn it into a full undici Response first (measured: ~0.4-1 ms
  * per search answer, more than the search). Any other body is read from a clone.
  */
-function responseText(res: Response): string | Promise<string> {
+function responseText(res: Response): string | Uint8Array | Promise<string> {
   const cached = cacheOf(res);
   if (Array.isArray(cached) && (typeof cached[1] === 'string' || cached[1] === null)) return cached[1] ?? '';
+  // REST's JSON answers are sent as bytes (rest.ts): kept as bytes, decoded only where read.
+  if (Array.isArray(cached) && cached[1] instanceof Uint8Array) return cached[1];
   if (res.body === null) return '';
   return res.clone().text();
 }
@@ -153,11 +155,11 @@ function record(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: n
   const read = c.get('bodyText');
   const cached = read === undefined ? c.req.bodyCache.text : undefined;
   const answer = responseText(c.res);
-  if (cached === undefined && typeof answer === 'string') return recordRead(c, shop, transport, at, ms, read ?? null, answer);
+  if (cached === undefined && !(answer instanceof Promise)) return recordRead(c, shop, transport, at, ms, read ?? null, answer);
   return Promise.all([cached ?? read ?? null, answer]).then(([requestText, answerText]) => recordRead(c, shop, transport, at, ms, requestText, answerText));
 }
 
-function recordRead(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number, requestText: string | null, answerText: string): Promise<void> | undefined {
+function recordRead(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', at: number, ms: number, requestText: string | null, answerText: string | Uint8Array): Promise<void> | undefined {
   const res = c.res;
   const method = c.req.method;
   const path = own(c.req.path, 300);
@@ -192,7 +194,7 @@ function recordRead(c: Context<AppEnv>, shop: Shop, transport: 'rest' | 'mcp', a
     shopLog.add(r);
     return undefined;
   }
-  return recordSequence(c, shopLog, r, transport, requestText, answerText);
+  return recordSequence(c, shopLog, r, transport, requestText, typeof answerText === 'string' ? answerText : Buffer.from(answerText.buffer, answerText.byteOffset, answerText.byteLength).toString('utf8'));
 }
 
 /** An exchange whose notes depend on what came before (a write, a refusal, a wait pending): the whole reading. */

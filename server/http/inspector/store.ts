@@ -62,9 +62,12 @@ export interface Recorded {
   requestHeaders: readonly string[];
   /** The answer's headers as the adapter holds them: a Headers, pairs, or a plain object. */
   responseHeaders: Iterable<[string, string]> | Record<string, string>;
-  /** The body texts, whole (null: none, or never read); the store keeps KEEP_CHARS of each. */
+  /**
+   * The body texts, whole (null: none, or never read); the store keeps KEEP_CHARS of each. An
+   * answer sent as UTF-8 bytes (REST's JSON) is kept as bytes and decoded only when shown.
+   */
   requestBody: string | null;
-  responseBody: string | null;
+  responseBody: string | Uint8Array | null;
   /** What the agent's sequence of requests said (notes.ts hygieneNotes); more may be added after (a catalog lookup). */
   notes: Note[];
 }
@@ -81,7 +84,12 @@ type Slot = Omit<Recorded, 'requestHeaders' | 'responseHeaders' | 'requestBody' 
   responseBodyBytes: number;
   requestCut: boolean;
   responseCut: boolean;
+  /** The answer is kept as UTF-8 bytes (up to UTF8_KEEP_BYTES), cut to KEEP_CHARS when shown. */
+  responseUtf8: boolean;
 };
+
+/** Bytes of an answer's UTF-8 that always hold its first KEEP_CHARS UTF-16 units whole (at most 3 bytes each, one character cut at the end). */
+const UTF8_KEEP_BYTES = KEEP_CHARS * 3 + 3;
 
 const arena = new TextArena(MAX_BYTES);
 
@@ -131,8 +139,11 @@ const kept = (body: string | null) => (body === null || body.length <= KEEP_CHAR
 function keep(r: Recorded): Slot {
   const headers = headerText(r);
   const requestBody = kept(r.requestBody);
-  const responseBody = kept(r.responseBody);
-  const start = arena.begin(headers.length + (requestBody?.length ?? 0) + (responseBody?.length ?? 0));
+  const answer = r.responseBody;
+  // An answer in bytes is copied as bytes: decoding it on the request path made the search's largest allocation.
+  const answerBytes = answer instanceof Uint8Array ? answer.subarray(0, UTF8_KEEP_BYTES) : undefined;
+  const responseBody = answer instanceof Uint8Array ? null : kept(answer);
+  const start = arena.begin(headers.length + (requestBody?.length ?? 0) + (responseBody?.length ?? 0), answerBytes?.length ?? 0);
   return {
     id: r.id,
     at: r.at,
@@ -151,9 +162,10 @@ function keep(r: Recorded): Slot {
     start,
     headerBytes: arena.put(headers),
     requestBodyBytes: requestBody === null ? -1 : arena.put(requestBody),
-    responseBodyBytes: responseBody === null ? -1 : arena.put(responseBody),
+    responseBodyBytes: answerBytes ? arena.putBytes(answerBytes) : responseBody === null ? -1 : arena.put(responseBody),
     requestCut: requestBody !== r.requestBody,
-    responseCut: responseBody !== r.responseBody,
+    responseCut: answerBytes ? answerBytes.length < (answer as Uint8Array).length : responseBody !== answer,
+    responseUtf8: answerBytes !== undefined,
   };
 }
 
@@ -167,9 +179,16 @@ function show(s: Slot): Exchange {
   };
   const { request: requestHeaders, response: responseHeaders } = readHeaders(text(s.headerBytes)!);
   const requestBody = text(s.requestBodyBytes) || null;
-  const responseBody = text(s.responseBodyBytes) || null;
+  let responseCut = s.responseCut;
+  let responseBody: string | null;
+  if (s.responseUtf8) {
+    const whole = arena.readUtf8(at, s.responseBodyBytes);
+    // Cut as a text answer is (kept()): its first KEEP_CHARS characters.
+    responseCut ||= whole.length > KEEP_CHARS;
+    responseBody = (whole.length > KEEP_CHARS ? whole.slice(0, KEEP_CHARS) : whole) || null;
+  } else responseBody = text(s.responseBodyBytes) || null;
   const req = requestBody === null ? { body: null, truncated: false } : redactBody(requestBody, BODY_MAX_CHARS, s.requestCut);
-  const res = responseBody === null ? { body: null, truncated: false } : redactBody(responseBody, BODY_MAX_CHARS, s.responseCut);
+  const res = responseBody === null ? { body: null, truncated: false } : redactBody(responseBody, BODY_MAX_CHARS, responseCut);
   const transport = s.transport ?? restTransportOf(requestHeaders, s.origin);
   const agent = s.agent !== undefined ? s.agent : profileOf(headerIn(requestHeaders, 'ucp-agent'));
   const key = s.idempotencyKey !== undefined ? s.idempotencyKey : (headerIn(requestHeaders, 'idempotency-key') ?? null);
