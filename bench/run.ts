@@ -21,6 +21,7 @@
  *   BENCH_ONLY=scale BENCH_SHOPS=200 BENCH_CARTS=20000 npm run bench   # the same, small, to try it first
  *   BENCH_ONLY=package npm run bench   # install sizes, CLI cold start, start → ready, idle sandbox RSS: before/after (bench/package.ts)
  *   BENCH_ONLY=import npm run bench    # a Shopify CSV and a Google feed through import beside seeding the same catalog as JSON (bench/import.ts)
+ *   BENCH_ONLY=mcp BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # MCP beside REST (search, cart create), 2026-07-28 beside 2025, v1/v2 client connect (bench/mcp.ts)
  *   BENCH_ONLY=profile-cache npm run bench   # the agent-profile cache's heap per entry with hostile profiles (bench/profile-cache.ts)
  *
  * The scale benchmark is not part of the default run: its first run loads a million products and a
@@ -294,12 +295,19 @@ async function main() {
         continue;
       }
       const port = await freePort();
-      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_ALLOW_INSECURE_PROFILE_URLS: '1' }, /listening/);
+      // Per-address budgets off: one load generator is one address, and its thousands of requests a
+      // second would be measured as 429s (bench/mcp.ts counted most calls "unexpected"); the
+      // limiter's own cost is measured on its own (limiterCost).
+      const server = await startChild(process.execPath, ['--import', 'tsx', 'server/main.ts'], { PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', UCP_ALLOW_INSECURE_PROFILE_URLS: '1', UCP_RATE_LIMITS: 'off' }, /listening/);
       const url = `http://127.0.0.1:${port}`;
       try {
         // Catalogs of 10,000 products and more: measured once the search index is built (the first
         // search starts it; until then their searches run in SQL).
         if (products >= 10_000) await indexBenchShop(server, url);
+        if (ONLY === 'mcp') {
+          rows.push(...(await (await import('./mcp.ts')).benchMcp({ url, host: 'demo.localhost', durationSec: seconds })));
+          continue;
+        }
         if (products === sizes[0]) {
           rows.push(await load('discovery GET /.well-known/ucp', { url, host: 'demo.localhost', path: '/.well-known/ucp', durationSec: seconds }));
         }
