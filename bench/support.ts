@@ -129,6 +129,8 @@ export function postJson(url: string, host: string, path: string, body: unknown)
 export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.removeAllListeners('exit');
+    // A child that already ended (a crash mid-case) would never say so again: waiting for it hung the bench.
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
