@@ -135,8 +135,10 @@ function seedProduct(p: Product): Product {
 function seedBody(body: Body): Body {
   if (Array.isArray(body.products)) {
     const products = body.products as Product[];
-    const mapped = products.map(seedProduct);
-    return mapped.some((p, i) => p !== products[i]) ? { ...body, products: mapped } : body;
+    // Most listings have nothing of 2026-08-25: the body itself, with no array made on the way.
+    let i = 0;
+    while (i < products.length && seedProduct(products[i]) === products[i]) i++;
+    return i === products.length ? body : { ...body, products: products.map(seedProduct) };
   }
   if (body.product) {
     const product = seedProduct(body.product as Product);
