@@ -22,6 +22,9 @@ import { Browser, hidden, tokensFor } from './support/oauth.ts';
 const SHOP = 'shop_owned';
 const OWNER = { username: 'ada@owned.example', password: 'correct horse battery' };
 const SECOND = { username: 'bo@owned.example', password: 'another-long-one' };
+/** A platform administrator (`owners create --platform-admin`), owner of SHOP, creating an owner for OTHER from /admin. */
+const ADMIN = { username: 'root@platform.example', password: 'platform-admin-pass' };
+const OTHER = 'shop_other_owned';
 let dir: string;
 let env: NodeJS.ProcessEnv;
 let pgUrl: string | undefined;
@@ -36,7 +39,8 @@ beforeAll(async () => {
   env = { DATA_DIR: join(dir, 'data'), DATABASE_URL: pgUrl ?? '', NODE_ENV: 'development' };
   const product = (n: number) => ({ id: `lamp_${n}`, handle: `lamp-${n}`, title: `Lamp ${n}`, description: 'A lamp.', variants: [{ id: `lamp_${n}_v`, sku: `LAMP-${n}`, price: 1000 + n }] });
   writeFileSync(join(dir, 'shop.json'), JSON.stringify({ shop: { id: SHOP, domain: 'owned.localhost', name: 'Owned' }, products: [1, 2, 3].map(product) }));
-  const seeded = await cli(null, 'seed', join(dir, 'shop.json'));
+  writeFileSync(join(dir, 'other.json'), JSON.stringify({ shop: { id: OTHER, domain: 'other-owned.localhost', name: 'Other' }, products: [4].map(product) }));
+  const seeded = await cli(null, 'seed', join(dir, 'shop.json'), join(dir, 'other.json'));
   expect(seeded.code, seeded.err).toBe(0);
 }, 120_000);
 afterAll(async () => {
@@ -108,6 +112,17 @@ describe('owners on the command line', { timeout: 120_000 }, () => {
   });
 });
 
+describe('platform administrators', { timeout: 120_000 }, () => {
+  it('--platform-admin marks the account; list says so', async () => {
+    const made = await create(ADMIN.username, `${ADMIN.password}\n`, SHOP, '--platform-admin', '--json');
+    expect(made.code, made.err).toBe(0);
+    expect(JSON.parse(made.out)).toMatchObject({ email: ADMIN.username, shop: SHOP, platform_admin: true });
+    const list = JSON.parse((await cli(null, 'owners', 'list', '--json')).out) as Array<{ email: string; platform_admin: boolean }>;
+    expect(list.filter((u) => u.platform_admin).map((u) => u.email)).toEqual([ADMIN.username]);
+    expect((await cli(null, 'owners', 'list', '--platform-admin')).code).toBe(2);
+  });
+});
+
 describe('a created owner at the running server', { timeout: 120_000 }, () => {
   let token = '';
   beforeAll(startServer, 120_000);
@@ -130,6 +145,33 @@ describe('a created owner at the running server', { timeout: 120_000 }, () => {
     expect((await products(token, 'shop_other')).status).toBe(404);
   });
 
+  it('a platform administrator creates an owner for another shop from /admin, who then signs in there; mistakes are shown, not created', async () => {
+    const { b } = await adminSignIn(ADMIN);
+    const admin = await (await b.fetch(`/admin/${SHOP}`)).text();
+    expect(admin).toContain('Shop owners (platform administrator)');
+    const csrf = hidden(admin, 'csrf');
+    const NEW = { username: 'cy@other.example', password: 'other-shop-owner' };
+    const bad = await b.post(`/admin/${SHOP}/owners`, { csrf, shop: OTHER, email: NEW.username, password: 'short' });
+    expect(bad.status).toBe(422);
+    const badText = await bad.text();
+    expect(badText).toContain('a password has at least 8 characters');
+    expect(badText).not.toContain('value="short"');
+    expect((await b.post(`/admin/${SHOP}/owners`, { csrf, shop: 'shop_nowhere', email: NEW.username, password: NEW.password })).status).toBe(422);
+    expect((await b.post(`/admin/${SHOP}/owners`, { shop: OTHER, email: NEW.username, password: NEW.password })).status).toBe(403); // no CSRF token
+    const made = await b.post(`/admin/${SHOP}/owners`, { csrf, shop: OTHER, email: NEW.username, password: NEW.password });
+    expect(made.status).toBe(200);
+    expect(await made.text()).toContain(`${NEW.username} now owns <code>${OTHER}</code>`);
+    const signed = await adminSignIn(NEW);
+    expect(signed.res.headers.get('location')).toBe(`/admin/${OTHER}`);
+    // The new owner is no platform administrator: no owners section, and its POST is refused.
+    const own = await (await signed.b.fetch(`/admin/${OTHER}`)).text();
+    expect(own).not.toContain('Shop owners (platform administrator)');
+    const refused = await signed.b.post(`/admin/${OTHER}/owners`, { csrf: hidden(own, 'csrf'), shop: SHOP, email: 'dee@x.example', password: 'whatever-long' });
+    expect(refused.status).toBe(403);
+    expect((await s!.db.selectFrom('users').select('username').execute()).map((u) => u.username)).not.toContain('dee@x.example');
+    expect((await s!.db.selectFrom('users').select('merchant_id').where('username', '=', NEW.username).executeTakeFirst())?.merchant_id).toBe(OTHER);
+  });
+
   it('a wrong password is refused and throttled like any account’s', async () => {
     for (let i = 0; i < LOGIN_FAILURES.capacity; i++) expect((await adminSignIn({ ...SECOND, password: 'wrong password' })).res.status).toBe(401);
     const locked = await adminSignIn(SECOND);
@@ -143,7 +185,7 @@ describe('a created owner at the running server', { timeout: 120_000 }, () => {
     expect(text).toContain(`${SECOND.username} (${SHOP})`);
     expect(text).not.toContain('owner@demo.localhost');
     expect(text).not.toContain(OWNER.password);
-    expect(text).toContain(`/merchants/${SHOP}/3.0/products`);
+    expect(text).toMatch(new RegExp(`/merchants/(${SHOP}|${OTHER})/3.0/products`));
   });
 
   it('removing the owner (server stopped, embedded database) revokes their token and their sign-in', async () => {

@@ -106,6 +106,8 @@ export interface UsersTable {
   name: string;
   password_hash: string;
   merchant_id: string;
+  /** May create owners for any shop from /admin (migration 0016). */
+  platform_admin: Generated<boolean>;
   created_at: Timestamp;
 }
 

@@ -8,9 +8,9 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { KEPT_APP_IDS, appProblems, deleteOwnedApp, findUser, listApps, ownerLimitProblem, registerApp, type User } from '../core/accounts/accounts.ts';
+import { KEPT_APP_IDS, appProblems, createOwner, deleteOwnedApp, findUser, listApps, listUsers, ownerLimitProblem, registerApp, type User } from '../core/accounts/accounts.ts';
 import { findShopById } from '../core/shops/shops.ts';
-import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm } from './pages.ts';
+import { adminLoginPage, adminPage, appCreatedPage, errorPage, type AppForm, type PlatformSection } from './pages.ts';
 import { issuerOf } from './bearer.ts';
 import { merchantEndpoints, page, readForm } from './web.ts';
 import { signIn } from './budgets.ts';
@@ -60,9 +60,10 @@ async function renderAdmin(
   c: Context<AppEnv>,
   who: { session: Session; user: User },
   shop: { id: string; name: string },
-  o: { form?: AppForm; errors?: string[] } = {},
+  o: { form?: AppForm; errors?: string[]; platform?: Omit<PlatformSection, 'owners'> } = {},
 ) {
   const apps = await listApps(c.get('db'), who.user.id);
+  const platform = who.user.platformAdmin ? { ...o.platform, owners: await listUsers(c.get('db')) } : undefined;
   const html = adminPage({
     keptApps: KEPT_APP_IDS,
     merchantName: shop.name,
@@ -71,9 +72,11 @@ async function renderAdmin(
     signedInAs: who.user.username,
     csrf: who.session.csrf,
     apps,
-    ...o,
+    form: o.form,
+    errors: o.errors,
+    platform,
   });
-  return page(c, html, o.errors?.length ? 422 : 200);
+  return page(c, html, o.errors?.length || o.platform?.errors?.length ? 422 : 200);
 }
 
 /** One redirect URI a line; blank lines and repeats are dropped. */
@@ -136,6 +139,18 @@ export function adminRoutes() {
     if (errors.length) return renderAdmin(c, who, shop, { form: input, errors });
     const { app, secret } = await registerApp(c.get('db'), { name: input.name, redirectUris, confidential: type === 'confidential', ownerUserId: who.user.id });
     return page(c, appCreatedPage({ merchantId: shop.id, app, secret }));
+  });
+
+  // A platform administrator creates an owner for any shop (the rules of `owners create`: one core function).
+  r.post('/admin/:merchantId/owners', async (c) => {
+    const post = await ownMerchantPost(c);
+    if (post instanceof Response) return post;
+    const { form, who, shop } = post;
+    if (!who.user.platformAdmin) return page(c, errorPage('Not allowed', 'Only a platform administrator creates owners. Ask one, or use ucp-storefront owners create.', { admin: true }), 403);
+    const input = { shop: (form.shop ?? '').trim(), email: form.email ?? '', name: form.name ?? '' };
+    const created = await createOwner(c.get('db'), { shopId: input.shop, email: input.email, name: input.name.trim() ? input.name : undefined, password: form.password ?? '' });
+    if (!created.ok) return renderAdmin(c, who, shop, { platform: { form: input, errors: [created.problem] } });
+    return renderAdmin(c, who, shop, { platform: { created: { email: created.user.username, shop: created.user.merchantId } } });
   });
 
   r.post('/admin/:merchantId/apps/:id/delete', async (c) => {

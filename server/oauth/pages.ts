@@ -1,5 +1,7 @@
 /** Server-rendered pages of the account service. Every interpolated value goes through `esc`. */
-import { APP_LIMITS } from '../core/accounts/accounts.ts';
+import { APP_LIMITS, PASSWORD_RULES } from '../core/accounts/accounts.ts';
+
+const PASSWORD_MIN = PASSWORD_RULES.minLength;
 
 export function esc(value: unknown): string {
   return String(value ?? '')
@@ -118,6 +120,8 @@ export function adminPage(o: {
   keptApps?: readonly string[];
   form?: AppForm;
   errors?: string[];
+  /** Shown to a platform administrator only: every shop's owners and the form that creates one. */
+  platform?: PlatformSection;
 }): string {
   const base = esc(`/admin/${encodeURIComponent(o.merchantId)}`);
   const form = o.form ?? { name: '', redirectUris: '', type: 'confidential' };
@@ -160,7 +164,46 @@ ${o.errors?.length ? `<div role="alert" class="error"><p>The app was not registe
   </fieldset>
   <button type="submit">Register</button>
 </form>
-<p>Apps can also be registered with <code>npm run apps -- create --name NAME --redirect-uri URI [--public]</code> (stop a server on the embedded database first).</p>`, { wide: true });
+<p>Apps can also be registered with <code>npm run apps -- create --name NAME --redirect-uri URI [--public]</code> (stop a server on the embedded database first).</p>
+${o.platform ? platformSection(base, csrf, o.platform) : ''}`, { wide: true });
+}
+
+export interface OwnerForm {
+  shop: string;
+  email: string;
+  name: string;
+}
+
+export interface PlatformSection {
+  owners: Array<{ username: string; name: string; merchantId: string; platformAdmin: boolean }>;
+  form?: OwnerForm;
+  errors?: string[];
+  /** The owner just created (sign-in name and shop). */
+  created?: { email: string; shop: string };
+}
+
+/** A platform administrator's part of /admin: every shop's owners, and a form creating one (never echoing a password). */
+function platformSection(base: string, csrf: string, p: PlatformSection): string {
+  const form = p.form ?? { shop: '', email: '', name: '' };
+  const rows = p.owners.map((u) => `<tr><td>${esc(u.username)}</td><td>${esc(u.name)}</td><td><code>${esc(u.merchantId)}</code></td><td>${u.platformAdmin ? 'platform administrator' : 'owner'}</td></tr>`);
+  return `<h2 id="owners">Shop owners (platform administrator)</h2>
+${p.created ? `<p role="status" class="notice">${esc(p.created.email)} now owns <code>${esc(p.created.shop)}</code> and can sign in here.</p>` : ''}
+<table><thead><tr><th>E-mail</th><th>Name</th><th>Shop</th><th>Role</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
+<h3>Create an owner</h3>
+${p.errors?.length ? `<div role="alert" class="error"><p>The owner was not created:</p><ul>${p.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul></div>` : ''}
+<form method="post" action="${base}/owners">
+  ${csrf}
+  <label for="owner-shop">Shop id</label>
+  <input id="owner-shop" name="shop" type="text" required value="${esc(form.shop)}">
+  <label for="owner-email">E-mail (signs in with it)</label>
+  <input id="owner-email" name="email" type="email" required autocomplete="off" value="${esc(form.email)}">
+  <label for="owner-name">Name (optional: the e-mail's local part)</label>
+  <input id="owner-name" name="name" type="text" value="${esc(form.name)}">
+  <label for="owner-password">Password (at least ${PASSWORD_MIN} characters)</label>
+  <input id="owner-password" name="password" type="password" required autocomplete="new-password">
+  <button type="submit">Create owner</button>
+</form>
+<p>The same as <code>ucp-storefront owners create --shop SHOP_ID --email EMAIL --password-stdin</code>.</p>`;
 }
 
 /** Answer to a registration: the client secret is on this page and nowhere else, ever. */

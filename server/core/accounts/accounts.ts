@@ -12,6 +12,8 @@ export interface User {
   username: string;
   name: string;
   merchantId: string;
+  /** Creates owners for any shop from /admin (`owners create --platform-admin`). */
+  platformAdmin: boolean;
 }
 
 export interface OAuthApp {
@@ -29,19 +31,47 @@ export interface OAuthApp {
 export const DEMO_APPS = { confidential: 'demo-app', public: 'demo-public' } as const;
 export const KEPT_APP_IDS: readonly string[] = Object.values(DEMO_APPS);
 
-type UserRow = { id: string; username: string; name: string; merchant_id: string };
-const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, name: r.name, merchantId: r.merchant_id });
+type UserRow = { id: string; username: string; name: string; merchant_id: string; platform_admin: boolean };
+const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, name: r.name, merchantId: r.merchant_id, platformAdmin: r.platform_admin });
+const USER_COLUMNS = ['id', 'username', 'name', 'merchant_id', 'platform_admin'] as const;
 
-export async function createUser(db: DB, u: { id?: string; username: string; name: string; password: string; merchantId: string }): Promise<User> {
+export async function createUser(db: DB, u: { id?: string; username: string; name: string; password: string; merchantId: string; platformAdmin?: boolean }): Promise<User> {
   const row = {
     id: u.id ?? `usr_${randomToken(9)}`,
     username: u.username.trim().toLowerCase(),
     name: u.name,
     password_hash: await hashPassword(u.password),
     merchant_id: u.merchantId,
+    platform_admin: u.platformAdmin ?? false,
   };
   await db.insertInto('users').values(row).execute();
   return toUser(row);
+}
+
+/** Why an owner cannot be created, and which field of the request says so. */
+export type OwnerProblem = { field: 'shop' | 'email' | 'name' | 'password'; problem: string };
+
+/**
+ * A shop's owner, created with the rules of every way there is to create one (the command line's
+ * `owners create`, a platform administrator's form on /admin): a real e-mail (lower-cased) that
+ * no account has yet, a name (default: the e-mail's local part), the password rule, a shop that
+ * exists. The password is taken as given (the command line drops its line's newline).
+ */
+export async function createOwner(
+  db: DB,
+  o: { shopId: string; email: string; name?: string; password: string; platformAdmin?: boolean },
+): Promise<{ ok: true; user: User } | ({ ok: false } & OwnerProblem)> {
+  const email = normalizeEmail(o.email);
+  if (!email.ok) return { ok: false, field: 'email', problem: email.problem };
+  const name = (o.name?.trim() || email.email.split('@')[0]).trim();
+  if (o.name !== undefined && !o.name.trim()) return { ok: false, field: 'name', problem: 'the name is empty' };
+  const problem = passwordProblem(o.password);
+  if (problem) return { ok: false, field: 'password', problem };
+  const shop = await db.selectFrom('shops').select('id').where('id', '=', o.shopId).executeTakeFirst();
+  if (!shop) return { ok: false, field: 'shop', problem: `no shop ${o.shopId}` };
+  const taken = await findUserByUsername(db, email.email);
+  if (taken) return { ok: false, field: 'email', problem: `${email.email} is already an account (owner of ${taken.merchantId})` };
+  return { ok: true, user: await createUser(db, { username: email.email, name, password: o.password, merchantId: shop.id, platformAdmin: o.platformAdmin }) };
 }
 
 /**
@@ -71,13 +101,13 @@ export function normalizeEmail(email: string): { ok: true; email: string } | { o
 }
 
 export async function findUserByUsername(db: DB, username: string): Promise<User | null> {
-  const row = await db.selectFrom('users').select(['id', 'username', 'name', 'merchant_id']).where('username', '=', username.trim().toLowerCase()).executeTakeFirst();
+  const row = await db.selectFrom('users').select(USER_COLUMNS).where('username', '=', username.trim().toLowerCase()).executeTakeFirst();
   return row ? toUser(row) : null;
 }
 
 /** Every account, or one shop's; by shop, then sign-in name. */
 export async function listUsers(db: DB, merchantId?: string): Promise<Array<User & { createdAt: Date }>> {
-  let q = db.selectFrom('users').select(['id', 'username', 'name', 'merchant_id', 'created_at']);
+  let q = db.selectFrom('users').select([...USER_COLUMNS, 'created_at']);
   if (merchantId !== undefined) q = q.where('merchant_id', '=', merchantId);
   const rows = await q.orderBy('merchant_id').orderBy('username').execute();
   return rows.map((r) => ({ ...toUser(r), createdAt: new Date(r.created_at) }));
@@ -91,7 +121,7 @@ export async function listUsers(db: DB, merchantId?: string): Promise<Array<User
  */
 export async function deleteUser(db: DB, username: string): Promise<(User & { apps: number }) | null> {
   return db.transaction().execute(async (tx) => {
-    const row = await tx.selectFrom('users').select(['id', 'username', 'name', 'merchant_id']).where('username', '=', username.trim().toLowerCase()).forUpdate().executeTakeFirst();
+    const row = await tx.selectFrom('users').select(USER_COLUMNS).where('username', '=', username.trim().toLowerCase()).forUpdate().executeTakeFirst();
     if (!row) return null;
     const apps = (await tx.selectFrom('oauth_clients').select('id').where('owner_user_id', '=', row.id).execute()).map((a) => a.id);
     await tx.deleteFrom('oauth_tokens').where('user_id', '=', row.id).execute();
@@ -109,7 +139,7 @@ export async function deleteUser(db: DB, username: string): Promise<(User & { ap
 }
 
 export async function findUser(db: DB, id: string): Promise<User | null> {
-  const row = await db.selectFrom('users').select(['id', 'username', 'name', 'merchant_id']).where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
   return row ? toUser(row) : null;
 }
 

@@ -18,6 +18,7 @@ import * as m0012 from './0012_catalog_changes.ts';
 import * as m0013 from './0013_products_without_search_text.ts';
 import * as m0014 from './0014_rate_buckets_unlogged.ts';
 import * as m0015 from './0015_import_feeds.ts';
+import * as m0016 from './0016_platform_admin.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_shops_catalog': m0001,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0013_products_without_search_text': m0013,
   '0014_rate_buckets_unlogged': m0014,
   '0015_import_feeds': m0015,
+  '0016_platform_admin': m0016,
 };
