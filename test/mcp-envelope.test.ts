@@ -1,7 +1,8 @@
 /**
  * The JSON-RPC envelope on /mcp (issue 29): method names from `Object.prototype`, repeated, missing
  * and odd ids, batches mixing requests and notifications, `_meta` of the wrong type. Every request
- * gets a JSON-RPC answer within a deadline, never a 5xx, and the pooled servers are all returned.
+ * gets a JSON-RPC answer within a deadline, never a 5xx, and the pooled servers are all returned; a
+ * lone plain request, which skips the SDK's server, is answered as it would be in a batch.
  * docs/mcp.md "Batches and ids" states the rules these tests hold the server to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,4 +175,47 @@ describe('_meta of the wrong type', () => {
     const r = await post({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: { progressToken: {} } } });
     expect(r.status).toBe(202);
   });
+});
+
+const DIRECT_META = { 'ucp-agent': { profile: PROFILE } };
+const toolCall = (name: string, args: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name, arguments: args, ...extra } });
+
+const REQUESTS: Record<string, unknown> = {
+  search_catalog: toolCall('search_catalog', { meta: DIRECT_META, catalog: { query: 'tee' } }),
+  'search_catalog, progressToken': toolCall('search_catalog', { meta: DIRECT_META, catalog: { query: 'flask' } }, { _meta: { progressToken: 7 } }),
+  'search_catalog, nothing found': toolCall('search_catalog', { meta: DIRECT_META, catalog: { query: 'no-such-thing-anywhere' } }),
+  lookup_catalog: toolCall('lookup_catalog', { meta: DIRECT_META, catalog: { ids: ['prod_classic_tee', 'prod_nope'] } }),
+  'get_product, missing (isError)': toolCall('get_product', { meta: DIRECT_META, catalog: { id: 'prod_nope' } }),
+  'bad input (isError, members in the schema order)': toolCall('search_catalog', { meta: DIRECT_META, catalog: { query: 5 } }),
+  'unknown argument': toolCall('search_catalog', { meta: DIRECT_META, catalog: { query: 'tee' }, qty: 1 }),
+  'no arguments': { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'search_catalog' } },
+  'missing meta (-32001)': toolCall('search_catalog', { catalog: { query: 'tee' } }),
+  'refused profile (-32001)': toolCall('search_catalog', { meta: { 'ucp-agent': { profile: 'ftp://x' } }, catalog: { query: 'tee' } }),
+  'unknown tool (-32602)': toolCall('no_such_tool', { meta: DIRECT_META }),
+  'renamed tool (-32602)': toolCall('search_products', { meta: DIRECT_META }),
+  'cancel_cart without a key (isError)': toolCall('cancel_cart', { meta: DIRECT_META, id: 'cart_nope' }),
+  'tools/list': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  'tools/list, CLI meta': { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { arguments: { meta: DIRECT_META } } },
+  'resources/list': { jsonrpc: '2.0', id: 2, method: 'resources/list' },
+  'resources/templates/list': { jsonrpc: '2.0', id: 3, method: 'resources/templates/list', params: {} },
+  'resources/read of the view': { jsonrpc: '2.0', id: 4, method: 'resources/read', params: { uri: 'ui://ucp/shop.html' } },
+  'resources/read miss (-32002)': { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: 'ui://nope' } },
+};
+
+/**
+ * A lone plain 2025-era request skips the SDK's `Server` (server/mcp/server.ts `direct`); a batch
+ * always goes through it. The same request sent both ways gets the same JSON text: results, input
+ * mistakes as `isError` results, and JSON-RPC errors from the handlers (unknown and renamed tools,
+ * refused profiles, a resource miss's -32002), member for member and in the same order.
+ */
+describe('a lone plain request and the same request in a batch', () => {
+  for (const [name, request] of Object.entries(REQUESTS)) {
+    it(`${name}: the same JSON text`, async () => {
+      const lone = await post(request);
+      const batch = await post([request]);
+      expect(batch.status).toBe(200);
+      expect(lone.text).toBe(batch.text.slice(1, -1));
+      expect(mcpServersInUse()).toBe(0);
+    });
+  }
 });

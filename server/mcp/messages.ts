@@ -118,6 +118,37 @@ function sdkSchemaProblem(m: Message): { code: number; problem: string } | undef
   return { code: RPC.invalidRequest, problem: text };
 }
 
+/** The top-level members of a plain JSON-RPC request or notification. */
+const PLAIN_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * Whether `_meta` is absent or holds only a valid `progressToken`: nothing the SDK's schemas could
+ * refuse (a token is a string or an integer there too) and nothing its server lifts off a request
+ * before the handler sees it (the 2026-07-28 envelope keys, which are reserved in every era).
+ */
+export function plainMeta(params: Message): boolean {
+  if (!('_meta' in params)) return true;
+  const meta = params._meta;
+  if (!isObject(meta)) return false;
+  for (const key of Object.keys(meta)) if (key !== 'progressToken' || !validId(meta.progressToken)) return false;
+  return true;
+}
+
+/**
+ * Whether a message that passed `envelopeProblem` surely matches the SDK's JSON-RPC message schema
+ * (`specTypeSchemas.JSONRPCMessage`: strict objects, `params` a loose object whose only checked
+ * member is `_meta`), so that validating it there cannot find anything: only `jsonrpc`, `id`,
+ * `method` and `params`, `params` absent or an object whose `_meta` is plain (`plainMeta`), and no
+ * own `__proto__` key at either level. Any other message is validated as before.
+ */
+export function plainMessage(m: Message): boolean {
+  if (typeof m.method !== 'string') return false;
+  for (const key of Object.keys(m)) if (!PLAIN_MEMBERS.has(key)) return false;
+  if (!('params' in m)) return true;
+  const params = m.params;
+  return isObject(params) && !Object.hasOwn(params, '__proto__') && plainMeta(params);
+}
+
 /**
  * Checks `meta` on methods other than tools/call (the CLI sends it on tools/list): optional there,
  * but refused when present and malformed.
@@ -167,8 +198,9 @@ export function classify(raw: unknown, seen: Set<string | number>, ctx: ToolCont
     }
   }
   // The SDK's own message schema, as its transport applied it: the server classifies each message
-  // (request, notification, response) by the same schema, so every request gets its answer.
-  const sdk = sdkSchemaProblem(m);
+  // (request, notification, response) by the same schema, so every request gets its answer. A plain
+  // message cannot fail it (plainMessage), so it is not validated again.
+  const sdk = plainMessage(m) ? undefined : sdkSchemaProblem(m);
   if (sdk) {
     if (m.method !== undefined && !request && sdk.code === RPC.invalidParams) return { drop: true };
     const [label, dataCode] = sdk.code === RPC.invalidParams ? ['Invalid params', 'invalid_params'] : ['Invalid Request', 'invalid_request'];

@@ -16,6 +16,14 @@
  * Before the SDK runs, the body is parsed and the JSON-RPC envelope checked here so malformed input
  * gets -32700 / -32600 with HTTP 400 (never a crash), and `tools/list` meta is checked.
  *
+ * A lone plain request to one of the methods below (what the UCP CLI and most single calls send:
+ * `tools/call`, `tools/list`, `resources/*` with nothing in `params` beyond what the method reads)
+ * does not need the SDK's `Server`: its handler is the one the `Server` would call with the same
+ * arguments, and its answer is written as the `Server` writes it (`direct`), the same bytes. The
+ * `initialize` handshake, notifications, posted responses, batches, `ping`, unknown methods and any
+ * request with more in it (`cursor`, `task`, `requestState`, envelope `_meta` keys, …) still go
+ * through the `Server`, which decides those.
+ *
  * A `Server` serves one POST at a time (request ids are only unique per client), so each POST takes a
  * connected `Server` from a small pool of idle ones (handlers are request-independent: the
  * per-request context travels in `authInfo.extra`).
@@ -29,7 +37,7 @@ import { TOOLS, TOOLS_LIST_RESULT } from './tools.ts';
 import { RESOURCES_LIST_RESULT } from './apps.ts';
 import { classifyEra, type EraHeaders } from './eras.ts';
 import { handleModern } from './modern.ts';
-import { classify, isObject, jsonAnswer, jsonResponse, type McpAnswer } from './messages.ts';
+import { classify, isObject, jsonAnswer, jsonResponse, plainMessage, type McpAnswer, type Message } from './messages.ts';
 export type { McpAnswer } from './messages.ts';
 import { instructionsFor, readResource, runToolCall, SERVER_CAPABILITIES, SERVER_INFO, type CallState } from './handlers.ts';
 
@@ -45,14 +53,27 @@ function stateOf(ctx: ServerContext): CallState {
 /** The 2025 era's server: the official SDK's `Server` running the handlers both eras share (handlers.ts). */
 function buildServer(instructions: string): Server {
   const server = new Server(SERVER_INFO, { capabilities: SERVER_CAPABILITIES, instructions });
-  server.setRequestHandler('tools/list', () => TOOLS_LIST_RESULT as never);
+  server.setRequestHandler('tools/list', (request, ctx) => DIRECT.get('tools/list')!.run(request.params ?? {}, stateOf(ctx)) as never);
   // MCP Apps: the shop's one view (server/mcp/apps.ts). Public like host.js: no agent profile needed.
-  server.setRequestHandler('resources/list', () => RESOURCES_LIST_RESULT as never);
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
-  server.setRequestHandler('resources/read', async (request, ctx) => readResource(request.params.uri, stateOf(ctx)) as never);
-  server.setRequestHandler('tools/call', async (request, ctx) => runToolCall(request.params.name, request.params.arguments, stateOf(ctx)) as never);
+  server.setRequestHandler('resources/list', (request, ctx) => DIRECT.get('resources/list')!.run(request.params ?? {}, stateOf(ctx)) as never);
+  server.setRequestHandler('resources/templates/list', (request, ctx) => DIRECT.get('resources/templates/list')!.run(request.params ?? {}, stateOf(ctx)) as never);
+  server.setRequestHandler('resources/read', async (request, ctx) => DIRECT.get('resources/read')!.run(request.params, stateOf(ctx)) as never);
+  server.setRequestHandler('tools/call', async (request, ctx) => DIRECT.get('tools/call')!.run(request.params, stateOf(ctx)) as never);
   return server;
 }
+
+/**
+ * The 2025 era's methods (handlers.ts), by name: registered on the SDK's `Server` above, and called
+ * directly for a lone plain request (`directMethod`).
+ */
+const DIRECT = new Map<string, { params: ReadonlySet<string>; run: (params: Record<string, unknown>, state: CallState) => unknown }>([
+  // `arguments` on the lists: what the UCP CLI sends (its `meta`, checked in messages.ts).
+  ['tools/list', { params: new Set(['arguments']), run: () => TOOLS_LIST_RESULT }],
+  ['resources/list', { params: new Set(['arguments']), run: () => RESOURCES_LIST_RESULT }],
+  ['resources/templates/list', { params: new Set(['arguments']), run: () => ({ resourceTemplates: [] }) }],
+  ['resources/read', { params: new Set(['uri']), run: (p, state) => readResource(p.uri as string, state) }],
+  ['tools/call', { params: new Set(['name', 'arguments']), run: (p, state) => runToolCall(p.name as string, p.arguments as Record<string, unknown> | undefined, state) }],
+]);
 
 /**
  * A few idle servers, each connected for good to its own transport and reused: building one (and
@@ -108,6 +129,57 @@ async function exchange(toSdk: JSONRPCMessage[], state: CallState): Promise<JSON
   } finally {
     inUse--;
     if (pool.length < POOL_MAX) pool.push(pair);
+  }
+}
+
+/**
+ * The handler of a lone request the SDK's `Server` would hand, unchanged, to that same handler, or
+ * undefined (then the `Server` answers it). Such a request is plain (messages.ts `plainMessage`:
+ * nothing the SDK lifts off or refuses), takes one of the methods above, and has only the params
+ * that method reads, already checked in messages.ts (`name` a string and `arguments` an object for
+ * `tools/call`, `uri` a string for `resources/read`) and so valid for the SDK's 2025 request
+ * schemas too: no `cursor`, `task`, `requestState` or `inputResponses`, no own `__proto__` in
+ * `params` or `arguments` (the SDK's parse drops that key). Everything else — `initialize`,
+ * `ping`, notifications, batches, any other method or params — still goes through the `Server`.
+ */
+function directMethod(m: JSONRPCMessage): ((params: Record<string, unknown>, state: CallState) => unknown) | undefined {
+  if (!('method' in m) || !('id' in m)) return undefined;
+  const method = DIRECT.get(m.method);
+  if (!method || !plainMessage(m as Message)) return undefined;
+  const params = (m.params ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(params)) if (key !== '_meta' && !method.params.has(key)) return undefined;
+  if (isObject(params.arguments) && Object.hasOwn(params.arguments, '__proto__')) return undefined;
+  return method.run;
+}
+
+/** A tool result's members in the order the SDK's 2025 result schema writes them (`_meta`, `content`, `structuredContent`, `isError`, then others). */
+function inSchemaOrder(result: Record<string, unknown>): Record<string, unknown> {
+  const { _meta, content, structuredContent, isError, ...others } = result;
+  return {
+    ...(_meta !== undefined ? { _meta } : {}),
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(isError !== undefined ? { isError } : {}),
+    ...others,
+  };
+}
+
+/**
+ * Runs a lone plain request's handler and writes its answer as the SDK's `Server` does (protocol
+ * layer `_onrequest` and `Server._wrapHandler`, stateless 2025 era): the result as it is (a tool
+ * result's members in the schema's order), or the thrown error's `code` (a safe integer, else
+ * -32603, and -32002 written as -32602 like the SDK's codec), `message` and `data`; the members in
+ * the SDK's order, so the same JSON text.
+ */
+async function direct(m: JSONRPCMessage & { id: string | number; method: string; params?: unknown }, run: (params: Record<string, unknown>, state: CallState) => unknown, state: CallState): Promise<JSONRPCMessage> {
+  try {
+    const result = (await run((m.params ?? {}) as Record<string, unknown>, state)) as Record<string, unknown>;
+    return { result: m.method === 'tools/call' ? inSchemaOrder(result) : result, jsonrpc: '2.0', id: m.id } as JSONRPCMessage;
+  } catch (e) {
+    const error = e as { code?: unknown; message?: string; data?: unknown };
+    const thrown = Number.isSafeInteger(error?.code) ? (error.code as number) : RPC.internal;
+    const code = thrown === RPC.resourceNotFound ? RPC.invalidParams : thrown;
+    return { jsonrpc: '2.0', id: m.id, error: { code, message: error?.message ?? 'Internal error', ...(error?.data !== undefined ? { data: error.data } : {}) } } as JSONRPCMessage;
   }
 }
 
@@ -174,7 +246,10 @@ export async function handleMcpPost(bodyText: string, ctx: McpAuthContext): Prom
   if (refused) return refused;
 
   const state: CallState = { ctx, headers: {} };
-  const sdkAnswers = (await exchange(toSdk, state))[Symbol.iterator]();
+  // A lone plain request (a tools/call from the UCP CLI, say) runs its handler here; the SDK's
+  // Server would run the same one and answer the same bytes, at about twice the cost (docs/mcp.md).
+  const run = !batch && toSdk.length === 1 ? directMethod(toSdk[0]) : undefined;
+  const sdkAnswers = (run ? [await direct(toSdk[0] as JSONRPCMessage & { id: string | number; method: string }, run, state)] : await exchange(toSdk, state))[Symbol.iterator]();
   const answers: string[] = [];
   for (const s of slots) {
     if ('answer' in s) answers.push(JSON.stringify(s.answer));
