@@ -156,8 +156,9 @@ describe('stopping', () => {
     // npm forwards the signal to its `sh -c`, which dies without passing it on; the server notices
     // its parent is gone and stops itself, cleanly.
     expect(await within(8_000, () => portIsFree(s.port)), s.out()).toBe(true);
-    // The port is freed first; the database then closes (a checkpoint: seconds on a loaded machine).
-    expect(await within(8_000, () => /Stopped\./.test(s.out())), s.out()).toBe(true);
+    // The port is freed first; the database then closes (a checkpoint: seconds on a loaded machine,
+    // more than 8 in a full run at load 7-9). The bound proves it ends, not how fast.
+    expect(await within(30_000, () => /Stopped\./.test(s.out())), s.out()).toBe(true);
   }, 180_000);
 });
 
