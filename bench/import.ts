@@ -33,7 +33,7 @@ function productOf(i: number): StoredProduct {
   };
 }
 
-export function writeFiles(dir: string, n: number) {
+function writeFiles(dir: string, n: number) {
   const files = { json: join(dir, 'catalog.json'), shopify: join(dir, 'products.csv'), google: join(dir, 'feed.xml') };
   const fds = Object.fromEntries(Object.entries(files).map(([k, f]) => [k, openSync(f, 'w')])) as Record<keyof typeof files, number>;
   const buffers: Record<keyof typeof files, string[]> = { json: [], shopify: [], google: [] };

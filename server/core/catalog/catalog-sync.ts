@@ -17,7 +17,7 @@ import type { DB } from '../../db/index.ts';
 import type { ShopSettings, StoredProduct } from '../../formats/catalog-format.ts';
 import { BULK_LOAD_PRODUCTS, BatchStream, compareWithStored, loadTransaction, scratchVectors, storedForm } from './catalog-store.ts';
 import { CatalogFileError, MAX_ISSUES } from './catalog-check.ts';
-import { catalogWritten, recordCatalogChange } from '../search/catalog-index.ts';
+import { MAX_LOGGED_IDS, catalogWritten, recordCatalogChange } from '../search/catalog-index.ts';
 import { forgetImageOrigins } from './image-origins.ts';
 import { forgetCachedShops } from '../shops/shops.ts';
 import type { FieldIssue } from '../shared/errors.ts';
@@ -61,8 +61,6 @@ export interface SyncCounts {
 
 /** Products compared and written together: one read of the stored documents, statements of catalog-store.ts's batch size. */
 const SYNC_BATCH = 500;
-/** More changed ids than the change log names (catalog-index.ts logs "everything" instead). */
-const LOGGED_IDS = 5_000;
 
 /** Syncs, then answers the counts; a write refused for what the shop already holds (a variant id of another product, a domain another shop serves) throws CatalogFileError. */
 export async function syncCatalog(db: DB, req: SyncRequest): Promise<SyncCounts> {
@@ -106,7 +104,7 @@ async function sync(db: DB, req: SyncRequest, records: AsyncIterator<StoredProdu
       await run.retire(tx, req, stream);
       const final = req.shop();
       if (!isDeepStrictEqual(final, shop)) await run.writeShop(tx, final);
-      if (run.written || run.shopChanged) await recordCatalogChange(tx, shop.id, run.written > LOGGED_IDS ? null : run.writtenIds);
+      if (run.written || run.shopChanged) await recordCatalogChange(tx, shop.id, run.written > MAX_LOGGED_IDS ? null : run.writtenIds);
     });
   } finally {
     await scratch?.close();
@@ -179,7 +177,8 @@ class SyncRun {
     if (!this.counts.shopCreated) await this.freeMovedVariants(tx, products, ids);
     await stream.write(k);
     this.written += ids.length;
-    if (this.writtenIds.length <= LOGGED_IDS) this.writtenIds.push(...ids);
+    // Only as many as the change log names (beyond them it logs "everything": catalog-index.ts).
+    if (this.writtenIds.length <= MAX_LOGGED_IDS) this.writtenIds.push(...ids);
   }
 
   /**

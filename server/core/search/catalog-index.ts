@@ -62,7 +62,7 @@ export const indexTuning = {
 };
 
 /** A catalog write listing more products than this logs "rebuild" instead of the list. */
-const MAX_LOGGED_IDS = 5_000;
+export const MAX_LOGGED_IDS = 5_000;
 /** After a failed build, how long searches use SQL before the next try. */
 const BUILD_RETRY_MS = 5_000;
 /** Change-log entries kept per shop. */
