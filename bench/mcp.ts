@@ -7,13 +7,17 @@
  *
  *   npx tsx bench/mcp.ts http://127.0.0.1:8080 [seconds]     # standalone, against `npm start`
  */
-import { measure } from './support.ts';
+import { alternatingSlices, cpuSeconds, measure, median, pct, spread } from './support.ts';
 
 export interface BenchRow {
   name: string;
   rps: number;
   p99: number;
+  /** The server process's CPU (all its threads) per answered call, in µs, when its pid is known. */
+  cpuUs?: number;
 }
+
+type Target = { url: string; host: string; durationSec: number; warmupSec?: number; serverPid?: number };
 
 const QUERIES = ['flask', 'tee', 'linen', 'candle', 'sweater', 'socks', 'beanie', 'hoodie'];
 /** The calling platform's profile: bench/run.ts serves one on loopback (BENCH_PROFILE_URL). */
@@ -31,9 +35,13 @@ interface Case {
   ok: (status: number, body: string) => boolean;
 }
 
-async function run(opts: { url: string; host: string; durationSec: number }, c: Case): Promise<BenchRow> {
+async function run(opts: Target, c: Case): Promise<BenchRow> {
   let i = 0;
   let unexpected = 0;
+  // The bodies made before the clock starts: the load generator shares the machine's two cores with
+  // the server, and a 2026-07-28 body (the `_meta` envelope) costs it more to stringify per call.
+  const bodies = Array.from({ length: 64 }, (_, n) => c.body(n));
+  const before = opts.serverPid !== undefined && !opts.warmupSec ? cpuSeconds(opts.serverPid) : undefined;
   const result = await measure({
     url: opts.url,
     connections: 10,
@@ -41,15 +49,16 @@ async function run(opts: { url: string; host: string; durationSec: number }, c: 
     requests: [
       {
         method: 'POST',
-        setupRequest: (req: any) => ({ ...req, path: c.path, headers: { host: opts.host, 'content-type': 'application/json', ...c.headers }, body: c.body(i++) }),
+        setupRequest: (req: any) => ({ ...req, path: c.path, headers: { host: opts.host, 'content-type': 'application/json', ...c.headers }, body: bodies[i++ % bodies.length] }),
         onResponse: (status: number, body: string) => {
           if (!c.ok(status, body)) unexpected++;
         },
       },
     ],
-  });
+  }, opts.warmupSec);
+  const cpuUs = before !== undefined ? Math.round((1e6 * (cpuSeconds(opts.serverPid!) - before)) / Math.max(1, result.requests.total)) : undefined;
   if (unexpected || result.errors) console.warn(`  ! ${c.name}: ${unexpected} unexpected responses, ${result.errors} errors`);
-  return { name: c.name, rps: Math.round(result.requests.average), p99: result.latency.p99 };
+  return { name: c.name, rps: Math.round(result.requests.average), p99: result.latency.p99, ...(cpuUs !== undefined ? { cpuUs } : {}) };
 }
 
 const JSON_RPC = { accept: 'application/json' };
@@ -58,7 +67,7 @@ const MODERN = '2026-07-28';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
 const rpcOk = (status: number, body: string) => status === 200 && !body.includes('"error":{');
 
-export async function benchMcp(opts: { url: string; host: string; durationSec: number }): Promise<BenchRow[]> {
+export async function benchMcp(opts: Target): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   rows.push(
     await run(opts, {
@@ -110,36 +119,31 @@ export async function benchMcp(opts: { url: string; host: string; durationSec: n
     body: () => JSON.stringify({ line_items: LINE }),
     ok: (status) => status === 201,
   };
-  const rounds = Math.max(1, Math.min(3, Math.floor(opts.durationSec / 2)));
-  const each = { ...opts, durationSec: Math.max(1, Math.round(opts.durationSec / rounds)) };
-  const merge = (name: string, xs: BenchRow[]): BenchRow => ({
-    name,
-    rps: Math.round(xs.reduce((a, x) => a + x.rps, 0) / xs.length),
-    p99: Math.max(...xs.map((x) => x.p99)),
-  });
+  // Each pair: BENCH_SLICES pairs (default 6) of slices of BENCH_SLICE_SECONDS (default half of the
+  // duration), warm, alternating which side goes first (support.ts alternatingSlices); the figure is
+  // the median pair's ratio with the pairs' min–max. Three summed rounds (the method before
+  // 2026-12-02 afternoon) put one side's ratio anywhere in 75-105 % from run to run.
+  const pairCount = Math.max(1, Number(process.env.BENCH_SLICES ?? 6));
+  const slice = { ...opts, durationSec: Math.max(1, Number(process.env.BENCH_SLICE_SECONDS ?? Math.round(opts.durationSec / 2))), warmupSec: 0 };
+  // BENCH_MCP_PAIRS=search,era,create (default all) picks which pairs run.
+  const only = new Set((process.env.BENCH_MCP_PAIRS ?? 'search,era,create').split(','));
   const pairs = [
-    [mcpSearch, restSearch, 'search_catalog / rest search', 60],
-    [modernSearch, mcpSearch, 'search_catalog 2026-07-28 / 2025 era', 100],
-    [mcpCreate, restCreate, 'create_cart / rest cart create', 75],
+    ['search', mcpSearch, restSearch, 'search_catalog / rest search', 60],
+    ['era', modernSearch, mcpSearch, 'search_catalog 2026-07-28 / 2025 era', 100],
+    ['create', mcpCreate, restCreate, 'create_cart / rest cart create', 75],
   ] as const;
-  for (const [mcpCase, restCase, label, target] of pairs) {
-    const m: BenchRow[] = [];
-    const r: BenchRow[] = [];
-    // Alternating, and each pair in the other order next time: neither side always runs warmer.
-    for (let k = 0; k < rounds; k++) {
-      if (k % 2 === 0) {
-        m.push(await run(each, mcpCase));
-        r.push(await run(each, restCase));
-      } else {
-        r.push(await run(each, restCase));
-        m.push(await run(each, mcpCase));
-      }
-    }
-    const mm = merge(mcpCase.name, m);
-    const rr = merge(restCase.name, r);
-    rows.push(mm);
-    if (!rows.some((x) => x.name === rr.name)) rows.push(rr);
-    if (rr.rps > 0) console.log(`  mcp ${label} = ${Math.round((100 * mm.rps) / rr.rps)}% (target >= ${target}%)`);
+  for (const [key, mcpCase, restCase, label, target] of pairs) {
+    if (!only.has(key)) continue;
+    // One warm-up run of each side first: the slices then measure warm code.
+    await run({ ...opts, durationSec: 1 }, mcpCase);
+    await run({ ...opts, durationSec: 1 }, restCase);
+    const s = await alternatingSlices(pairCount, 0, () => run(slice, mcpCase), () => run(slice, restCase));
+    const mid = (xs: BenchRow[], k: 'rps' | 'p99') => Math.round(median(xs.map((x) => x[k])));
+    rows.push({ name: `${mcpCase.name}: ${spread(s.ratios, pct)} of ${label.split(' / ')[1]} (median pair, min–max of ${s.ratios.length})`, rps: mid(s.a, 'rps'), p99: mid(s.a, 'p99') });
+    if (!rows.some((x) => x.name === restCase.name)) rows.push({ name: restCase.name, rps: mid(s.b, 'rps'), p99: mid(s.b, 'p99') });
+    console.log(`  mcp ${label} = ${spread(s.ratios, pct)} (median pair, min–max; target >= ${target}%)`);
+    console.log(`    pairs: ${s.ratios.map(pct).join(', ')}`);
+    if (opts.serverPid !== undefined) console.log(`    server CPU per call: ${spread((s.a as BenchRow[]).map((x) => x.cpuUs!))} µs vs ${spread((s.b as BenchRow[]).map((x) => x.cpuUs!))} µs`);
   }
   rows.push(...(await connectTimes(opts)));
   return rows;

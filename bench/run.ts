@@ -22,6 +22,7 @@
  *   BENCH_ONLY=package npm run bench   # install sizes, CLI cold start, start → ready, idle sandbox RSS: before/after (bench/package.ts)
  *   BENCH_ONLY=import npm run bench    # a Shopify CSV and a Google feed through import beside seeding the same catalog as JSON (bench/import.ts)
  *   BENCH_ONLY=mcp BENCH_PRODUCTS=2000 BENCH_POSTGRES=0 npm run bench   # MCP beside REST (search, cart create), 2026-07-28 beside 2025, v1/v2 client connect (bench/mcp.ts)
+ *     (each pair: BENCH_SLICES alternating slice pairs of BENCH_SLICE_SECONDS, median pair and min–max, server CPU per call; BENCH_MCP_PAIRS=search,era,create picks pairs)
  *   BENCH_ONLY=profile-cache npm run bench   # the agent-profile cache's heap per entry with hostile profiles (bench/profile-cache.ts)
  *
  * The scale benchmark is not part of the default run: its first run loads a million products and a
@@ -305,7 +306,7 @@ async function main() {
         // search starts it; until then their searches run in SQL).
         if (products >= 10_000) await indexBenchShop(server, url);
         if (ONLY === 'mcp') {
-          rows.push(...(await (await import('./mcp.ts')).benchMcp({ url, host: 'demo.localhost', durationSec: seconds })));
+          rows.push(...(await (await import('./mcp.ts')).benchMcp({ url, host: 'demo.localhost', durationSec: seconds, serverPid: server.pid })));
           continue;
         }
         if (products === sizes[0]) {
