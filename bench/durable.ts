@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { alternatingSlices, freePort, load, median, pct, spread, startChild, stop, type Row, type Slices } from './support.ts';
+import { alternatingSlices, CART_CREATE_BODIES, expectCreated, freePort, load, median, pct, spread, startChild, stop, type Row, type Slices } from './support.ts';
 
 /** The reference server (run with `node -e`): PORT and FILE from the environment. */
 export const GROUP_COMMIT_SOURCE = `
@@ -37,10 +37,7 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 `;
 
-const BODIES = [
-  JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] }),
-  JSON.stringify({ line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'For Sam' }] }] }),
-];
+const BODIES = CART_CREATE_BODIES;
 
 /**
  * BENCH_ROUNDS rounds (default 2) with durable commits on and one with them off (after the first),
@@ -70,6 +67,7 @@ export async function benchDurable(dataDir: string, seconds: number): Promise<Ro
       const create = (warmupSec: number, durationSec = slice) => load(`cart create, durable commits ${mode}`, { url: `http://127.0.0.1:${port}`, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: BODIES, durationSec, warmupSec });
       const append = (warmupSec: number, durationSec = slice) => load('reference: append + fdatasync group commit', { url: `http://127.0.0.1:${refPort}`, host: 'bench', method: 'POST', path: '/', bodies: BODIES, durationSec, warmupSec });
       try {
+        await expectCreated(`http://127.0.0.1:${port}`, 'demo.localhost', '/api/ucp/carts', BODIES);
         await create(0, 3);
         await append(0, 3);
         await alternatingSlices(mode === 'off' ? Math.ceil(pairs / 2) : pairs, round, () => create(0), () => append(0), got[mode]);

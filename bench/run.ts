@@ -40,7 +40,7 @@ import { platformProfile } from '../test/support/platform.ts';
 import { benchDurable } from './durable.ts';
 import { benchMetricsOnSearch, benchMetricsOverhead, cpuSeconds } from './metrics.ts';
 import { benchSearchAtScale, DEMO_QUERIES, indexBenchShop, loadSearch } from './search.ts';
-import { BASELINE_SOURCE, freePort, load, median, pct, postJson, printRows, startChild, stop, type Row } from './support.ts';
+import { BASELINE_SOURCE, CART_CREATE_BODIES, expectCreated, freePort, load, median, pct, postJson, printRows, startChild, stop, type Row } from './support.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 /** BENCH_ONLY=limiter: the baseline and the transport limiter's cost only (a quick check). */
@@ -67,10 +67,7 @@ async function serveBenchProfile(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/.well-known/ucp`;
 }
 
-const CART_BODIES = [
-  JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] }),
-  JSON.stringify({ line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'For Sam' }] }] }),
-];
+const CART_BODIES = CART_CREATE_BODIES;
 
 /**
  * What a feature costs: the same search and cart-create cases on the same database with it on and
@@ -99,6 +96,7 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
         };
         // Until a shop's search index is built its searches run in SQL: warm up first, unmeasured.
         await loadSearch('warm-up', { url, durationSec: 2, ...search });
+        await expectCreated(url, 'demo.localhost', '/api/ucp/carts', CART_BODIES);
         const cases: Array<[string, [Row, number]]> = [
           [`catalog search${search.host ? ` (${search.host})` : ''}, 10 connections`, await withCpu(() => loadSearch(`search, ${what} ${mode}`, { url, durationSec: seconds, ...search }))],
           ['cart create (durable)', await withCpu(() => load(`cart create, ${what} ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds }))],
@@ -157,6 +155,7 @@ async function inspectorCost(dataDir: string): Promise<Row[]> {
     };
     try {
       await loadSearch('warm-up', { url, durationSec: 2, host: 'demo.localhost', queries: DEMO_QUERIES });
+      await expectCreated(url, 'demo.localhost', '/api/ucp/carts', CART_BODIES);
       for (const [i, c] of cases.entries()) {
         for (let k = 0; k < slices; k++) {
           const got: Partial<Record<'on' | 'off', number>> = {};

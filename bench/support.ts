@@ -126,6 +126,24 @@ export function postJson(url: string, host: string, path: string, body: unknown)
   });
 }
 
+/**
+ * The cart-create bodies of the durable and on/off benchmarks: two carts the demo shop creates (201).
+ * Until 2026-12-02 the second lacked the flask's required `gift_box` and was answered 200 with a
+ * `customization_required` error: half the "creates" measured wrote nothing.
+ */
+export const CART_CREATE_BODIES = [
+  JSON.stringify({ line_items: [{ item: { id: 'var_tee_s_white' }, quantity: 2 }] }),
+  JSON.stringify({ line_items: [{ item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'For Sam' }, { id: 'gift_box', value: 'kraft' }] }] }),
+];
+
+/** Throws unless each body, posted once, is answered 201: a bench of creates must measure creates. */
+export async function expectCreated(url: string, host: string, path: string, bodies: readonly string[]): Promise<void> {
+  for (const body of bodies) {
+    const status = await postJson(url, host, path, JSON.parse(body));
+    if (status !== 201) throw new Error(`${path} answered ${status}, not 201, to ${body}: the benchmark would not measure creates`);
+  }
+}
+
 export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.removeAllListeners('exit');
