@@ -1,12 +1,17 @@
 /**
  * The MCP transport at /mcp: the official SDK Client over Streamable HTTP, plain JSON-RPC POSTs as
  * @shopify/ucp-cli sends them, call metadata, errors, access, the per-shop switch and discovery.
+ *
+ * Both protocol eras (docs/mcp.md "Eras"): every `describe.each(ERAS)` block runs once in the 2025
+ * era (the SDK client's initialize handshake; raw POSTs as ucp-cli sends them) and once in
+ * 2026-07-28 (the client pinned to it; raw POSTs with the `_meta` envelope and the MCP headers),
+ * with the same assertions. The blocks named "2025 era only" say why they are.
  */
 import './support/localhost-dns.mjs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { connectInEra, ERAS, expectEraResult, LEGACY, MODERN, rawRequest, type Era } from './support/mcp-eras.ts';
 import { expectUcpValid } from './support/ucp-schemas.ts';
 import { MAX_BODY_BYTES } from '../server/app.ts';
 import { cartResult } from '../server/mcp/tools.ts';
@@ -28,24 +33,28 @@ const JSON_ONLY = { accept: 'application/json' };
 const TOOL_NAMES = ['cancel_cart', 'create_cart', 'get_cart', 'get_product', 'lookup_catalog', 'search_catalog', 'update_cart'];
 
 let nextId = 1;
-/** A plain JSON-RPC POST, exactly like ucp-cli: no initialize, no session, Accept: application/json. */
-async function rpc(method: string, params?: unknown, host = 'demo.localhost', headers: Record<string, string> = {}) {
-  const id = nextId++;
-  const r = await s.req(host, 'POST', '/mcp', { jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) }, { ...JSON_ONLY, ...headers });
-  if (r.body?.jsonrpc) expect(r.body.id).toBe(id);
-  return r;
+/**
+ * Raw JSON-RPC POSTs in `era`: in 2025 exactly like ucp-cli (no initialize, no session, Accept:
+ * application/json); in 2026-07-28 the same with the `_meta` envelope and the MCP headers.
+ */
+function rawIn(era: Era) {
+  async function rpc(method: string, params?: unknown, host = 'demo.localhost', headers: Record<string, string> = {}) {
+    const id = nextId++;
+    const req = rawRequest(era, id, method, params);
+    const r = await s.req(host, 'POST', '/mcp', req.body, { ...JSON_ONLY, ...req.headers, ...headers });
+    if (r.body?.jsonrpc) expect(r.body.id).toBe(id);
+    return r;
+  }
+  const call = (name: string, args: unknown, headers: Record<string, string> = {}) => rpc('tools/call', { name, arguments: args }, 'demo.localhost', headers);
+  return { rpc, call };
 }
-const call = (name: string, args: unknown, headers: Record<string, string> = {}) => rpc('tools/call', { name, arguments: args }, 'demo.localhost', headers);
 
-async function sdkClient(host = 'demo.localhost') {
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://${host}:${s.port}/mcp`)));
-  return client;
-}
+/** The official v2 SDK client, connected in `era` (the negotiated version checked). */
+const sdkClient = (era: Era) => connectInEra(new URL(`http://demo.localhost:${s.port}/mcp`), era, 'mcp-test');
 
-describe('official SDK Client over Streamable HTTP', () => {
-  it('initializes, lists the seven tools and calls search_catalog with the REST body as structuredContent', async () => {
-    const client = await sdkClient();
+describe.each(ERAS)('official SDK Client over Streamable HTTP ($era)', ({ era }) => {
+  it('connects, lists the seven tools and calls search_catalog with the REST body as structuredContent', async () => {
+    const client = await sdkClient(era);
     try {
       expect(client.getServerCapabilities()?.tools).toBeDefined();
       const { tools } = await client.listTools();
@@ -73,23 +82,27 @@ describe('official SDK Client over Streamable HTTP', () => {
   });
 
   it('gets business outcomes as results, protocol errors as errors', async () => {
-    const client = await sdkClient();
+    const client = await sdkClient(era);
     try {
       const miss = await client.callTool({ name: 'get_product', arguments: { meta: meta(), catalog: { id: 'prod_nope' } } });
       // A UCP error_response is a tool execution error (MCP: business logic errors), still a result.
       expect(miss.isError).toBe(true);
       expectUcpValid('shopping/types/error_response.json', miss.structuredContent);
       expect((miss.structuredContent as any).messages[0].code).toBe('not_found');
-      await expect(client.callTool({ name: 'search_catalog', arguments: { catalog: { query: 'flask' } } })).rejects.toThrow(/invalid_profile_url|-32001/);
+      // The same -32001 with HTTP 400 in both eras; the v2 client reports it as an HTTP failure
+      // carrying the body in 2025 and as a ProtocolError with code and data in 2026-07-28.
+      const refused = client.callTool({ name: 'search_catalog', arguments: { catalog: { query: 'flask' } } });
+      if (era === LEGACY) await expect(refused).rejects.toThrow(/invalid_profile_url|-32001/);
+      else await expect(refused).rejects.toMatchObject({ code: -32001, data: { code: 'invalid_profile_url' } });
     } finally {
       await client.close();
     }
   });
 });
 
-describe('SDK Client: concurrency and renamed tools', () => {
+describe.each(ERAS)('SDK Client: concurrency and renamed tools ($era)', ({ era }) => {
   it('parallel calls on one client each get their own answer', async () => {
-    const client = await sdkClient();
+    const client = await sdkClient(era);
     try {
       const queries = ['flask', 'tee', 'linen', 'candle', 'sweater', 'socks', 'beanie', 'hoodie'];
       const results = await Promise.all(
@@ -105,7 +118,7 @@ describe('SDK Client: concurrency and renamed tools', () => {
   });
 
   it('a former tool name fails with an error naming the replacement', async () => {
-    const client = await sdkClient();
+    const client = await sdkClient(era);
     try {
       await expect(client.callTool({ name: 'add_cart_lines', arguments: { meta: meta() } })).rejects.toThrow(/update_cart/);
     } finally {
@@ -114,19 +127,16 @@ describe('SDK Client: concurrency and renamed tools', () => {
   });
 });
 
-describe('plain JSON-RPC (ucp-cli style)', () => {
-  it('answers tools/list with meta in params.arguments and Accept: application/json only', async () => {
-    const r = await rpc('tools/list', { arguments: { meta: meta() } });
-    expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toMatch(/application\/json/);
-    expect(r.body.result.tools.map((t: any) => t.name).sort()).toEqual(TOOL_NAMES);
-    expect(r.headers['mcp-session-id']).toBeUndefined();
-  });
+describe.each(ERAS)('raw JSON-RPC POSTs ($era)', ({ era }) => {
+  const { rpc, call } = rawIn(era);
 
-  it('tools/list works without meta too (SDK clients send none)', async () => {
+  it('tools/list works without meta too (SDK clients send none), Accept: application/json only, no session', async () => {
     const r = await rpc('tools/list');
     expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/application\/json/);
+    expect(r.headers['mcp-session-id']).toBeUndefined();
     expect(r.body.result.tools).toHaveLength(7);
+    expectEraResult(era, r.body.result);
   });
 
   it('lookup_catalog and get_product return exactly the REST bodies', async () => {
@@ -135,6 +145,7 @@ describe('plain JSON-RPC (ucp-cli style)', () => {
     expect(lookup.status).toBe(200);
     expect(lookup.body.result.structuredContent).toEqual(restLookup.body);
     expectUcpValid('shopping/catalog_lookup.json#/$defs/lookup_response', lookup.body.result.structuredContent);
+    expectEraResult(era, lookup.body.result);
 
     const product = await call('get_product', { meta: meta(), catalog: { id: 'prod_engraved_flask', context: { language: 'fr', currency: 'EUR' } } });
     const restProduct = await s.req('demo.localhost', 'POST', '/api/ucp/catalog/product', { id: 'prod_engraved_flask', context: { language: 'fr', currency: 'EUR' } });
@@ -171,7 +182,9 @@ describe('plain JSON-RPC (ucp-cli style)', () => {
   });
 });
 
-describe('call metadata', () => {
+describe.each(ERAS)('call metadata ($era)', ({ era }) => {
+  const { call } = rawIn(era);
+
   it.each([
     ['missing meta', { catalog: { query: 'flask' } }],
     ['meta without ucp-agent', { meta: {}, catalog: { query: 'flask' } }],
@@ -185,15 +198,11 @@ describe('call metadata', () => {
     expect(r.body.error.data.code).toBe('invalid_profile_url');
     expect(r.body.error.data.content).toEqual(expect.any(String));
   });
-
-  it('refuses malformed meta on tools/list too', async () => {
-    const r = await rpc('tools/list', { arguments: { meta: { 'ucp-agent': { profile: 'ftp://x' } } } });
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe(-32001);
-  });
 });
 
-describe('legacy tool names', () => {
+describe.each(ERAS)('legacy tool names ($era)', ({ era }) => {
+  const { rpc, call } = rawIn(era);
+
   it.each([
     ['search_products', 'search_catalog'],
     ['add_cart_lines', 'update_cart'],
@@ -216,7 +225,8 @@ describe('legacy tool names', () => {
   });
 });
 
-describe('carts over MCP', () => {
+describe.each(ERAS)('carts over MCP ($era)', ({ era }) => {
+  const { call } = rawIn(era);
   const line = { item: { id: 'var_flask_steel' }, quantity: 1, customizations: [{ id: 'engraving', value: 'JD' }, { id: 'gift_box', value: 'none' }] };
 
   async function createCart(cart: unknown, key?: string) {
@@ -282,16 +292,6 @@ describe('carts over MCP', () => {
     expect(rest.body.id).toBe(first.body.result.structuredContent.id);
   });
 
-  it('maps operation outcomes: 200/201 → result body; a reused key 409 and an unreadable key store 503 → -32000 with that HTTP status', () => {
-    expect(cartResult({ status: 201, body: { ucp: { version: '2026-04-08' }, id: 'c' } })).toEqual({ ucp: { version: '2026-04-08' }, id: 'c' });
-    for (const [error, status, code] of [[new IdempotencyConflict(), 409, 'idempotency_conflict'], [new IdempotencyUnavailable(), 503, 'service_unavailable']] as const) {
-      const err = fromDomainError(error);
-      expect(err).toBeInstanceOf(McpProtocolError);
-      expect([err.code, err.httpStatus, err.data.code]).toEqual([-32000, status, code]);
-      if (status === 503) expect(err.data.retry_after).toBeGreaterThan(0);
-    }
-  });
-
   it('invalid cart shape → isError result with paths under $.cart; id mismatch too', async () => {
     const r = await createCart({ line_items: [{ item: { id: 'var_tee_m_white' }, quantity: 0 }] });
     expect(r.status).toBe(200);
@@ -303,14 +303,38 @@ describe('carts over MCP', () => {
   });
 });
 
-describe('errors, access and the per-shop switch', () => {
-  it('malformed JSON → -32700; bad envelopes and empty batches → -32600; never a crash', async () => {
-    const bad = await s.req('demo.localhost', 'POST', '/mcp', '{"jsonrpc": "2.0", ', JSON_ONLY);
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
-    for (const body of [[], { jsonrpc: '1.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: {}, method: 'x' }, 'null', '42', { jsonrpc: '2.0', id: 9 }]) {
-      const r = await s.req('demo.localhost', 'POST', '/mcp', typeof body === 'string' ? body : JSON.stringify(body), JSON_ONLY);
-      expect(r.status, JSON.stringify(body)).toBe(400);
+// A unit test of the mapping itself: no request, so no era.
+describe('cart outcomes as MCP answers', () => {
+  it('maps operation outcomes: 200/201 → result body; a reused key 409 and an unreadable key store 503 → -32000 with that HTTP status', () => {
+    expect(cartResult({ status: 201, body: { ucp: { version: '2026-04-08' }, id: 'c' } })).toEqual({ ucp: { version: '2026-04-08' }, id: 'c' });
+    for (const [error, status, code] of [[new IdempotencyConflict(), 409, 'idempotency_conflict'], [new IdempotencyUnavailable(), 503, 'service_unavailable']] as const) {
+      const err = fromDomainError(error);
+      expect(err).toBeInstanceOf(McpProtocolError);
+      expect([err.code, err.httpStatus, err.data.code]).toEqual([-32000, status, code]);
+      if (status === 503) expect(err.data.retry_after).toBeGreaterThan(0);
+    }
+  });
+});
+
+/** Malformed tools/call params: -32602 saying what to send, never -32603 with a validation dump. */
+async function expectMalformedCallParams(rpc: ReturnType<typeof rawIn>['rpc'], cases: Array<[unknown, RegExp]>) {
+  for (const [params, message] of cases) {
+    const r = await rpc('tools/call', params);
+    expect(r.body.error?.code, JSON.stringify(params)).toBe(-32602);
+    expect(r.body.error.message).toMatch(message);
+    expect(r.body.error.message).toContain('tools/call takes params {"name"');
+    expect(JSON.stringify(r.body)).not.toMatch(/invalid_union|ZodError|"expected"/);
+  }
+}
+
+describe.each(ERAS)('errors, access and the per-shop switch ($era)', ({ era }) => {
+  const { rpc, call } = rawIn(era);
+
+  it('a request that breaks JSON-RPC 2.0 (jsonrpc 1.0, an object id) → -32600 with HTTP 400; an unknown method → -32601', async () => {
+    for (const over of [{ jsonrpc: '1.0' }, { id: {} }]) {
+      const req = rawRequest(era, 1, 'tools/list');
+      const r = await s.req('demo.localhost', 'POST', '/mcp', { ...req.body, ...over }, { ...JSON_ONLY, ...req.headers });
+      expect(r.status, JSON.stringify(over)).toBe(400);
       expect(r.body.error.code).toBe(-32600);
     }
     const unknown = await rpc('no/such/method');
@@ -318,63 +342,31 @@ describe('errors, access and the per-shop switch', () => {
   });
 
   it('malformed tools/call params → -32602 saying what to send, never -32603 with a validation dump', async () => {
-    const cases: Array<[unknown, RegExp]> = [
+    await expectMalformedCallParams(rpc, [
       [{ name: 'search_catalog', arguments: null }, /params\.arguments must be an object, not null/],
       [{ name: 'search_catalog', arguments: [1, 2] }, /params\.arguments must be an object, not an array/],
       [{ name: 'search_catalog', arguments: 'query=tee' }, /params\.arguments must be an object, not string/],
       [{ arguments: { meta: meta() } }, /params\.name must be a tool name/],
       [{ name: 7, arguments: {} }, /params\.name must be a tool name/],
-      [[1, 2], /params must be an object/],
-    ];
-    for (const [params, message] of cases) {
-      const r = await rpc('tools/call', params);
-      expect(r.body.error?.code, JSON.stringify(params)).toBe(-32602);
-      expect(r.body.error.message).toMatch(message);
-      expect(r.body.error.message).toContain('tools/call takes params {"name"');
-      expect(JSON.stringify(r.body)).not.toMatch(/invalid_union|ZodError|"expected"/);
-    }
+    ]);
   });
 
-  it('malformed params on initialize, ping and tools/list → -32602 naming the field, never -32603', async () => {
-    for (const [method, params] of [['initialize', undefined], ['initialize', { protocolVersion: 7 }], ['tools/list', { cursor: 5 }], ['ping', []]] as const) {
-      const r = await rpc(method, params);
-      expect(r.body.error?.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
-      expect(r.body.error.message).toMatch(new RegExp(`^Invalid params: ${method.replace('/', '\\/')} params`));
-    }
-    expect((await rpc('ping')).body.result).toEqual({}); // a well-formed one still works
-  });
-
-  it('Streamable HTTP rules: notifications alone are accepted with 202 and no body; one initialize per POST; an unsupported MCP-Protocol-Version is 400', async () => {
-    const note = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), JSON_ONLY);
-    expect(note.status).toBe(202);
-    expect(note.text).toBe('');
-    const init = { jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    const two = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify([{ ...init, id: 1 }, { ...init, id: 2 }]), JSON_ONLY);
-    expect(two.status).toBe(400);
-    expect(two.body.error.code).toBe(-32600);
-    const old = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), { ...JSON_ONLY, 'mcp-protocol-version': '1999-01-01' });
-    expect(old.status).toBe(400);
-    expect(old.body.error.message).toMatch(/Unsupported protocol version: 1999-01-01/);
-    // A message that is both a request and a response is an invalid request (valid JSON: never
-    // -32700), never left waiting for an answer that cannot come (found by the fuzz).
-    const both = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', result: {} }), JSON_ONLY);
-    expect(both.status).toBe(400);
-    expect(both.body).toMatchObject({ id: 9, error: { code: -32600 } });
-    // A supported version, and a batch: answers in request order, in one JSON array.
-    const batch = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify([{ jsonrpc: '2.0', id: 'b', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'a', method: 'ping' }]), { ...JSON_ONLY, 'mcp-protocol-version': '2025-06-18' });
-    expect(batch.status).toBe(200);
-    expect(batch.body).toEqual([{ jsonrpc: '2.0', id: 'b', result: {} }, { jsonrpc: '2.0', id: 'a', result: {} }]);
+  it('malformed params on tools/list → -32602 naming the field, never -32603', async () => {
+    const r = await rpc('tools/list', { cursor: 5 });
+    expect(r.body.error?.code).toBe(-32602);
+    expect(r.body.error.message).toMatch(/^Invalid params: tools\/list params/);
   });
 
   it('a non-JSON content type is refused (415), not crashed on', async () => {
-    const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { ...JSON_ONLY, 'content-type': 'text/plain' });
+    const req = rawRequest(era, 1, 'tools/list');
+    const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify(req.body), { ...JSON_ONLY, ...req.headers, 'content-type': 'text/plain' });
     expect(r.status).toBe(415);
     expect(r.body.error.code).toEqual(expect.any(Number));
   });
 
   it('oversized bodies → 413 with a JSON-RPC error', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(MAX_BODY_BYTES) } });
-    const r = await s.req('demo.localhost', 'POST', '/mcp', big, JSON_ONLY);
+    const req = rawRequest(era, 1, 'tools/list', { pad: 'x'.repeat(MAX_BODY_BYTES) });
+    const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify(req.body), { ...JSON_ONLY, ...req.headers });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe(-32600);
     expect(r.body.error.data.code).toBe('request_too_large');
@@ -382,18 +374,9 @@ describe('errors, access and the per-shop switch', () => {
 
   it('GET and DELETE are 405 (no SSE stream, no sessions)', async () => {
     for (const m of ['GET', 'DELETE']) {
-      const r = await s.req('demo.localhost', m, '/mcp', undefined, { accept: 'text/event-stream' });
+      const r = await s.req('demo.localhost', m, '/mcp', undefined, { accept: 'text/event-stream', ...(era === MODERN ? { 'mcp-protocol-version': MODERN } : {}) });
       expect(r.status).toBe(405);
     }
-  });
-
-  it('answers a batch', async () => {
-    const r = await s.req('demo.localhost', 'POST', '/mcp', [
-      { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
-      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'tee' } } } },
-    ], JSON_ONLY);
-    expect(r.status).toBe(200);
-    expect(r.body.map((m: any) => m.id).sort()).toEqual(['a', 'b']);
   });
 
   it('anonymous tier works; an unknown API key is refused with -32000 and HTTP 401', async () => {
@@ -406,16 +389,18 @@ describe('errors, access and the per-shop switch', () => {
   });
 
   it('browser agents may call it: the preflight allows the MCP, identity and signature headers; answers, errors included, carry CORS and expose WWW-Authenticate', async () => {
+    // What a browser client of this era sends: 2026-07-28 adds Mcp-Method and Mcp-Name.
+    const sent = ['content-type', 'mcp-protocol-version', 'authorization', 'signature', 'signature-input', 'content-digest', ...(era === MODERN ? ['mcp-method', 'mcp-name'] : [])];
     const pre = await s.req('demo.localhost', 'OPTIONS', '/mcp', undefined, {
       origin: 'https://agent.example',
       'access-control-request-method': 'POST',
-      'access-control-request-headers': 'content-type, mcp-protocol-version, authorization, signature, signature-input, content-digest',
+      'access-control-request-headers': sent.join(', '),
     });
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('*');
     expect(String(pre.headers['access-control-allow-methods'])).toContain('POST');
     const allowed = String(pre.headers['access-control-allow-headers']).split(/,\s*/).map((h) => h.toLowerCase());
-    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'authorization', 'ucp-agent', 'signature', 'signature-input', 'content-digest']));
+    expect(allowed).toEqual(expect.arrayContaining([...sent, 'ucp-agent']));
     const ok = await call('search_catalog', { meta: meta(), catalog: { query: 'tee' } }, { origin: 'https://agent.example' });
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe('*');
@@ -446,8 +431,7 @@ describe('errors, access and the per-shop switch', () => {
       schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json',
     });
     // The advertised endpoint is the one that answers.
-    const client = new Client({ name: 't', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.endpoint)));
+    const client = await connectInEra(new URL(mcp.endpoint), era, 't');
     expect((await client.listTools()).tools).toHaveLength(7);
     await client.close();
   });
@@ -465,5 +449,87 @@ describe('errors, access and the per-shop switch', () => {
       const tool = list.body.result.tools.find((t: any) => t.name === m.name);
       expect(Object.keys(tool.inputSchema.properties).sort()).toEqual(m.params.map((p: any) => p.name).sort());
     }
+  });
+});
+
+describe('2025 era only', () => {
+  const { rpc } = rawIn(LEGACY);
+
+  // ucp-cli's quirk: `meta` inside params.arguments on tools/list; ucp-cli sends no envelope, so 2025 traffic.
+  it('answers tools/list with meta in params.arguments and Accept: application/json only', async () => {
+    const r = await rpc('tools/list', { arguments: { meta: meta() } });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/application\/json/);
+    expect(r.body.result.tools.map((t: any) => t.name).sort()).toEqual(TOOL_NAMES);
+    expect(r.headers['mcp-session-id']).toBeUndefined();
+  });
+
+  // The same ucp-cli quirk, malformed.
+  it('refuses malformed meta on tools/list too', async () => {
+    const r = await rpc('tools/list', { arguments: { meta: { 'ucp-agent': { profile: 'ftp://x' } } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(-32001);
+  });
+
+  // Not JSON, not an object, no method: no request to carry an era; an empty batch: batches are 2025-only.
+  it('malformed JSON → -32700; bad envelopes and empty batches → -32600; never a crash', async () => {
+    const bad = await s.req('demo.localhost', 'POST', '/mcp', '{"jsonrpc": "2.0", ', JSON_ONLY);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    for (const body of [[], { jsonrpc: '1.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: {}, method: 'x' }, 'null', '42', { jsonrpc: '2.0', id: 9 }]) {
+      const r = await s.req('demo.localhost', 'POST', '/mcp', typeof body === 'string' ? body : JSON.stringify(body), JSON_ONLY);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe(-32600);
+    }
+    const unknown = await rpc('no/such/method');
+    expect(unknown.body.error.code).toBe(-32601);
+  });
+
+  // params that are not an object cannot carry the 2026-07-28 envelope.
+  it('tools/call params that are not an object → -32602 saying what to send', async () => {
+    await expectMalformedCallParams(rpc, [[[1, 2], /params must be an object/]]);
+  });
+
+  // initialize and ping do not exist in 2026-07-28 (test/mcp-eras.test.ts: -32601 there).
+  it('malformed params on initialize, ping and tools/list → -32602 naming the field, never -32603', async () => {
+    for (const [method, params] of [['initialize', undefined], ['initialize', { protocolVersion: 7 }], ['tools/list', { cursor: 5 }], ['ping', []]] as const) {
+      const r = await rpc(method, params);
+      expect(r.body.error?.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(r.body.error.message).toMatch(new RegExp(`^Invalid params: ${method.replace('/', '\\/')} params`));
+    }
+    expect((await rpc('ping')).body.result).toEqual({}); // a well-formed one still works
+  });
+
+  // Sessions-era transport rules: initialize, the 2025 MCP-Protocol-Version header, ping, batches.
+  it('Streamable HTTP rules: notifications alone are accepted with 202 and no body; one initialize per POST; an unsupported MCP-Protocol-Version is 400', async () => {
+    const note = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), JSON_ONLY);
+    expect(note.status).toBe(202);
+    expect(note.text).toBe('');
+    const init = { jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const two = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify([{ ...init, id: 1 }, { ...init, id: 2 }]), JSON_ONLY);
+    expect(two.status).toBe(400);
+    expect(two.body.error.code).toBe(-32600);
+    const old = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), { ...JSON_ONLY, 'mcp-protocol-version': '1999-01-01' });
+    expect(old.status).toBe(400);
+    expect(old.body.error.message).toMatch(/Unsupported protocol version: 1999-01-01/);
+    // A message that is both a request and a response is an invalid request (valid JSON: never
+    // -32700), never left waiting for an answer that cannot come (found by the fuzz).
+    const both = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', result: {} }), JSON_ONLY);
+    expect(both.status).toBe(400);
+    expect(both.body).toMatchObject({ id: 9, error: { code: -32600 } });
+    // A supported version, and a batch: answers in request order, in one JSON array.
+    const batch = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify([{ jsonrpc: '2.0', id: 'b', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'a', method: 'ping' }]), { ...JSON_ONLY, 'mcp-protocol-version': '2025-06-18' });
+    expect(batch.status).toBe(200);
+    expect(batch.body).toEqual([{ jsonrpc: '2.0', id: 'b', result: {} }, { jsonrpc: '2.0', id: 'a', result: {} }]);
+  });
+
+  // 2026-07-28 has no batches (test/mcp-eras.test.ts: one holding a 2026-07-28 request is -32600).
+  it('answers a batch', async () => {
+    const r = await s.req('demo.localhost', 'POST', '/mcp', [
+      { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'tee' } } } },
+    ], JSON_ONLY);
+    expect(r.status).toBe(200);
+    expect(r.body.map((m: any) => m.id).sort()).toEqual(['a', 'b']);
   });
 });
