@@ -357,6 +357,19 @@ describe.each(ERAS)('errors, access and the per-shop switch ($era)', ({ era }) =
     expect(r.body.error.message).toMatch(/^Invalid params: tools\/list params/);
   });
 
+  it('a malformed _meta.progressToken → -32602 naming the field, on tools/call as on tools/list', async () => {
+    const cases = [['tools/list', {}], ['tools/call', { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'flask' } } }]] as const;
+    for (const [method, params] of cases) {
+      for (const progressToken of [{}, 1.5, null]) {
+        // rawRequest keeps this _meta beside the 2026-07-28 envelope.
+        const r = await rpc(method, { ...params, _meta: { progressToken } });
+        expect(r.status).toBe(200);
+        expect(r.body.error?.code, `${method} ${JSON.stringify(progressToken)}`).toBe(-32602);
+        expect(r.body.error.message).toMatch(new RegExp(`^Invalid params: ${method.replace('/', '\\/')} params\\._meta\\.progressToken`));
+      }
+    }
+  });
+
   it('a non-JSON content type is refused (415), not crashed on', async () => {
     const req = rawRequest(era, 1, 'tools/list');
     const r = await s.req('demo.localhost', 'POST', '/mcp', JSON.stringify(req.body), { ...JSON_ONLY, ...req.headers, 'content-type': 'text/plain' });

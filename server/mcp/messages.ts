@@ -9,6 +9,7 @@ import { McpProtocolError, RPC, rpcErrorBody } from './errors.ts';
 import { readCallMeta } from './meta.ts';
 import type { ToolContext } from './tools.ts';
 import { InvalidRequest } from '../core/shared/errors.ts';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY } from './eras.ts';
 
 /**
  * What to answer a POST with, written by the route with Hono's `c.body` (returning a `Response`
@@ -116,6 +117,26 @@ function sdkSchemaProblem(m: Message): { code: number; problem: string } | undef
   const text = issues.length ? issueText(issues) : 'the message matches no JSON-RPC message shape';
   if (inParams) return { code: RPC.invalidParams, problem: `${String(m.method)} ${text} (_meta.progressToken is a string or an integer).` };
   return { code: RPC.invalidRequest, problem: text };
+}
+
+/** The 2026-07-28 envelope's keys in `_meta`, checked by eras.ts before this. */
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY]);
+
+/**
+ * A 2026-07-28 `tools/call`'s `params._meta` as the 2025 era checks it (the SDK's message schema in
+ * `classify`): the same -32602 problem (e.g. a `progressToken` that is an object), or undefined. The
+ * other methods' request schemas (`requestProblem`) check `_meta` in both eras already. The schema
+ * runs only when `_meta` holds more than the envelope and a valid `progressToken`.
+ */
+export function callMetaProblem(m: Message): string | undefined {
+  const meta = isObject(m.params) ? m.params._meta : undefined;
+  if (!isObject(meta)) return undefined;
+  for (const key of Object.keys(meta)) {
+    if (ENVELOPE_KEYS.has(key) || (key === 'progressToken' && validId(meta.progressToken))) continue;
+    const sdk = sdkSchemaProblem(m);
+    return sdk?.code === RPC.invalidParams ? sdk.problem : undefined;
+  }
+  return undefined;
 }
 
 /** The top-level members of a plain JSON-RPC request or notification. */

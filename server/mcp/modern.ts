@@ -20,7 +20,7 @@ import { serializedOnce } from '../lib/json-fragments.ts';
 import { logCause, toDomainError } from '../core/shared/errors.ts';
 import { instructionsFor, readResource, runToolCall, SERVER_CAPABILITIES, SERVER_INFO, type CallState } from './handlers.ts';
 import { LEGACY_VERSIONS, MODERN_RPC, MODERN_VERSIONS, SERVER_INFO_KEY, standardHeadersProblem, type EraHeaders, type EraRoute } from './eras.ts';
-import { callParamsProblem, checkListMeta, envelopeProblem, isObject, jsonAnswer, requestProblem, type McpAnswer, type Message } from './messages.ts';
+import { callMetaProblem, callParamsProblem, checkListMeta, envelopeProblem, isObject, jsonAnswer, requestProblem, type McpAnswer, type Message } from './messages.ts';
 import { InvalidRequest } from '../core/shared/errors.ts';
 
 type ModernRoute = Extract<EraRoute, { era: 'modern' }>;
@@ -84,7 +84,7 @@ function unknownMethod(method: string): McpProtocolError {
 
 /** Why the request's params are wrong for its method (the same checks as the 2025 era), or undefined. */
 function paramsProblem(m: Message): string | undefined {
-  return m.method === 'tools/call' ? callParamsProblem(m) : requestProblem(m);
+  return m.method === 'tools/call' ? (callParamsProblem(m) ?? callMetaProblem(m)) : requestProblem(m);
 }
 
 function errorAnswer(id: string | number, e: unknown, state: CallState): McpAnswer {
