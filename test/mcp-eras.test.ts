@@ -19,6 +19,7 @@ import { parseMetrics, valueOf } from './support/metrics.ts';
 import { platformProfile, serveProfiles } from './support/platform.ts';
 import { APP_MIME, APP_URI } from '../server/mcp/apps.ts';
 import { mcpServersInUse } from '../server/mcp/server.ts';
+import { envelope, MODERN } from './support/mcp-eras.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -29,7 +30,6 @@ afterAll(() => s.close());
 const PROFILE = 'https://platform.example/.well-known/ucp';
 serveProfiles({ [PROFILE]: platformProfile() });
 const meta = (extra: Record<string, unknown> = {}) => ({ 'ucp-agent': { profile: PROFILE }, ...extra });
-const MODERN = '2026-07-28';
 const endpoint = () => new URL(`http://demo.localhost:${s.port}/mcp`);
 
 /** What a client put on the wire: each POST's MCP headers and JSON-RPC methods. */
@@ -225,7 +225,6 @@ describe('v2 clients against versions the server does not speak', () => {
 // Raw POSTs: each bad input of either era.
 
 let rpcId = 1000;
-const envelope = (version = MODERN) => ({ 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } });
 const post = (body: unknown, headers: Record<string, string> = {}) => s.req('demo.localhost', 'POST', '/mcp', body, { accept: 'application/json, text/event-stream', ...headers });
 /** A well-formed 2026-07-28 request: envelope in the body, the standard headers beside it. */
 function modern(method: string, params: Record<string, unknown> = {}, over: { headers?: Record<string, string>; meta?: Record<string, unknown> } = {}) {
