@@ -6,9 +6,11 @@
  * products whichever batch each is in. The Google adapter imports a group once the feed has moved
  * past it.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -165,4 +167,25 @@ describe('the Google adapter imports a group once the feed has moved past it', (
     await readAll(google, feed([item('a1', 'A', 'S'), item('b1', 'B', 'S'), item('c1', 'C', 'S'), item('a2', 'A', 'M')]).join(''), importContext({ currency: 'USD', language: 'en', report }));
     expect(report.skipped).toEqual([{ ref: 'id a2', reason: expect.stringMatching(/item_group_id A came more than 2 items earlier .* list a group's items together/) }]);
   });
+});
+
+describe('the import command runs with a tighter old generation than V8 chooses (bin/ucp-storefront.mjs)', () => {
+  // The flags the bin sets, recorded by a preload that wraps node:v8's setFlagsFromString.
+  const recorder = join(dir, 'record-v8-flags.mjs');
+  writeFileSync(recorder, `import v8 from 'node:v8';\nimport { syncBuiltinESMExports } from 'node:module';\nconst set = v8.setFlagsFromString;\nv8.setFlagsFromString = (f) => { process.stderr.write('v8 flag ' + f + '\\n'); set(f); };\nsyncBuiltinESMExports();\n`);
+  const flagsOf = (nodeArgs: string[], args: string[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      const c = spawn(process.execPath, [...nodeArgs, '--import', pathToFileURL(recorder).href, 'bin/ucp-storefront.mjs', ...args, '--help'], { cwd: join(import.meta.dirname, '..') });
+      let err = '';
+      c.stderr.on('data', (d) => (err += d));
+      c.once('error', reject);
+      c.once('exit', (code) => (code === 0 ? resolve([...err.matchAll(/^v8 flag (.*)$/gm)].map((m) => m[1])) : reject(new Error(`exit ${code}: ${err}`))));
+    });
+
+  it('import: --heap-growing-percent=50; start and seed: V8 defaults; a node --heap-growing-percent given wins', async () => {
+    expect(await flagsOf([], ['import'])).toEqual(['--heap-growing-percent=50']);
+    expect(await flagsOf([], ['start'])).toEqual([]);
+    expect(await flagsOf([], ['seed'])).toEqual([]);
+    expect(await flagsOf(['--heap-growing-percent=80'], ['import'])).toEqual([]);
+  }, 60_000);
 });
