@@ -42,4 +42,13 @@ describe('answerJson', () => {
     const foreign = { jsonrpc: '2.0' as const, id: 9, result: { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { b: 2 } } };
     expect(answerJson(foreign)).toBe(JSON.stringify(foreign));
   });
+
+  it('members (the 2026-07-28 resultType and _meta, made once) are written after the result\'s own: the same text as JSON.stringify of the merged result, on every path', () => {
+    const members = { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n', version: '1' } } };
+    const text = JSON.stringify(members).slice(1, -1);
+    for (const result of [toolResult(body), toolResult(body, { isError: true }), { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { b: 2 } }]) {
+      const m = { jsonrpc: '2.0' as const, id: 'm-1', result };
+      expect(answerJson(m as never, text)).toBe(JSON.stringify({ ...m, result: { ...result, ...members } }));
+    }
+  });
 });

@@ -40,6 +40,18 @@ function modernResult(result: Record<string, unknown>, cache?: typeof LIST_CACHE
   return { ...result, resultType: 'complete', ...(cache ?? {}), _meta: meta };
 }
 
+/**
+ * What this era adds to a tool result that carries no `_meta` of its own (nearly every one), as JSON
+ * made once: answerJson writes it after the result's own members instead of a copy of the result
+ * being made and its tail stringified per call (the same bytes as `modernResult`).
+ */
+const TOOL_RESULT_MEMBERS = JSON.stringify({ resultType: 'complete', _meta: SERVER_META }).slice(1, -1);
+
+/** A tool result to be written with TOOL_RESULT_MEMBERS (handleModern). */
+class ToolAnswer {
+  constructor(readonly result: Record<string, unknown>) {}
+}
+
 /** Built once: the lists are the same for every call (their JSON made once, like the 2025 tools/list). */
 const TOOLS_LIST = serializedOnce(modernResult(TOOLS_LIST_RESULT as unknown as Record<string, unknown>, LIST_CACHE));
 const RESOURCES_LIST = serializedOnce(modernResult(RESOURCES_LIST_RESULT, LIST_CACHE));
@@ -73,7 +85,10 @@ const METHODS = new Map<string, Handler>([
   ['resources/list', () => RESOURCES_LIST],
   ['resources/templates/list', () => TEMPLATES_LIST],
   ['resources/read', async (m, state) => modernResult(await readResource(params(m).uri as string, state), READ_CACHE)],
-  ['tools/call', async (m, state) => modernResult(await runToolCall(params(m).name as string, params(m).arguments as Record<string, unknown> | undefined, state))],
+  ['tools/call', async (m, state) => {
+    const result = (await runToolCall(params(m).name as string, params(m).arguments as Record<string, unknown> | undefined, state)) as Record<string, unknown>;
+    return result._meta === undefined && result.resultType === undefined ? new ToolAnswer(result) : modernResult(result);
+  }],
 ]);
 
 function unknownMethod(method: string): McpProtocolError {
@@ -121,7 +136,8 @@ export async function handleModern(route: ModernRoute, headers: EraHeaders, ctx:
     const problem = paramsProblem(m);
     if (problem) return jsonAnswer(200, rpcErrorBody(requestId, RPC.invalidParams, `Invalid params: ${problem}`, { code: 'invalid_params', content: problem }));
     const result = await handler(m, state);
-    return { status: 200, body: answerJson({ jsonrpc: '2.0', id: requestId, result } as never), headers: { 'Content-Type': 'application/json', ...state.headers } };
+    const body = result instanceof ToolAnswer ? answerJson({ jsonrpc: '2.0', id: requestId, result: result.result } as never, TOOL_RESULT_MEMBERS) : answerJson({ jsonrpc: '2.0', id: requestId, result } as never);
+    return { status: 200, body, headers: { 'Content-Type': 'application/json', ...state.headers } };
   } catch (e) {
     return errorAnswer(requestId, e, state);
   }

@@ -43,18 +43,24 @@ export function toolResult(body: object, extra: { isError?: true } = (body as { 
   return { content: [{ type: 'text' as const, text: made.text }], structuredContent: body as Record<string, unknown>, ...extra };
 }
 
-/** One JSON-RPC message as JSON, writing a tool result's body once and a remembered result (tools/list) as remembered. */
-export function answerJson(m: JSONRPCMessage): string {
+/**
+ * One JSON-RPC message as JSON, writing a tool result's body once and a remembered result (tools/list)
+ * as remembered. `members`: JSON members written at the end of a tool result (the 2026-07-28 era's
+ * `resultType` and `_meta`, made once: modern.ts), for a result holding neither; the result is then
+ * written as if it held them, in that order after its own.
+ */
+export function answerJson(m: JSONRPCMessage, members = ''): string {
   if ('result' in m && m.id !== undefined) {
-    const known = rememberedJson(m.result);
+    const known = members ? undefined : rememberedJson(m.result);
     if (known !== undefined) return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${known}}`;
     const { content, structuredContent, ...rest } = m.result as { content?: unknown; structuredContent?: unknown; [k: string]: unknown };
     const item = Array.isArray(content) && content.length === 1 ? (content[0] as { type?: unknown; text?: unknown }) : undefined;
     const escaped = structuredContent !== undefined && item?.type === 'text' && typeof item.text === 'string' ? take(item.text) : undefined;
     if (escaped !== undefined) {
       const others = Object.keys(rest).length > 0 ? `,${JSON.stringify(rest).slice(1, -1)}` : '';
-      return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"type":"text","text":"${escaped}"}],"structuredContent":${item!.text}${others}}}`;
+      return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"type":"text","text":"${escaped}"}],"structuredContent":${item!.text}${others}${members ? `,${members}` : ''}}}`;
     }
+    if (members) return JSON.stringify({ ...m, result: { ...m.result, ...JSON.parse(`{${members}}`) } });
   }
   return JSON.stringify(m);
 }
