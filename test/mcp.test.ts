@@ -351,6 +351,21 @@ describe.each(ERAS)('errors, access and the per-shop switch ($era)', ({ era }) =
     ]);
   });
 
+  it('a malformed task on tools/call → -32602 naming params.task in the 2025 era, never a validation dump; 2026-07-28 has no tasks and ignores it', async () => {
+    for (const task of ['x', 5, { ttl: 'a' }]) {
+      const r = await rpc('tools/call', { name: 'search_catalog', arguments: { meta: meta(), catalog: { query: 'flask' } }, task });
+      if (era !== '2026-07-28') {
+        expect(r.body.error?.code, JSON.stringify(task)).toBe(-32602);
+        expect(r.body.error.message).toMatch(/^Invalid params: tools\/call params\.task/);
+        expect(r.body.error.message).toContain('tools/call takes params {"name"');
+        expect(JSON.stringify(r.body)).not.toMatch(/\\n|"expected"|invalid_type/);
+      } else {
+        expect(r.body.error, JSON.stringify(task)).toBeUndefined();
+        expect(r.body.result.isError).toBeUndefined();
+      }
+    }
+  });
+
   it('malformed params on tools/list → -32602 naming the field, never -32603', async () => {
     const r = await rpc('tools/list', { cursor: 5 });
     expect(r.body.error?.code).toBe(-32602);

@@ -119,6 +119,22 @@ function sdkSchemaProblem(m: Message): { code: number; problem: string } | undef
   return { code: RPC.invalidRequest, problem: text };
 }
 
+/** What a `tools/call` reads from its params; anything more (`task`, …) is checked against the SDK's schema. */
+const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+const callRequestIssues = issuesOf(specTypeSchemas.CallToolRequest);
+
+/**
+ * A 2025-era `tools/call` with params beyond what it reads (e.g. a `task` that is not an object):
+ * the SDK's `Server` would refuse it with its schema's issues dumped as JSON; this names the field
+ * instead (-32602), or undefined. 2026-07-28 has no tasks: there such members are ignored.
+ */
+export function callExtrasProblem(m: Message): string | undefined {
+  const params = m.params;
+  if (!isObject(params) || Object.keys(params).every((k) => CALL_PARAMS.has(k))) return undefined;
+  const issues = callRequestIssues(m).filter((i) => i.path[0] === 'params' && !CALL_PARAMS.has(String(i.path[1])));
+  return issues.length ? `tools/call ${issueText(issues)}. tools/call takes params {"name": "<tool name>", "arguments": {…}}; tools/list names the tools.` : undefined;
+}
+
 /** The 2026-07-28 envelope's keys in `_meta`, checked by eras.ts before this. */
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY]);
 
@@ -205,7 +221,7 @@ export function classify(raw: unknown, seen: Set<string | number>, ctx: ToolCont
     seen.add(id);
   }
   if (m.method !== undefined) {
-    const problem = m.method === 'tools/call' ? callParamsProblem(m) : request ? requestProblem(m) : undefined;
+    const problem = m.method === 'tools/call' ? (callParamsProblem(m) ?? callExtrasProblem(m)) : request ? requestProblem(m) : undefined;
     if (problem) return request ? refusal(m.id, 200, RPC.invalidParams, 'Invalid params', problem, 'invalid_params') : { drop: true };
     if (m.method !== 'tools/call') {
       try {
