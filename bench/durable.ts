@@ -37,8 +37,6 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 `;
 
-const BODIES = CART_CREATE_BODIES;
-
 /**
  * BENCH_ROUNDS rounds (default 2) with durable commits on and one with them off (after the first),
  * each a fresh server of ours and a fresh reference, both up the whole round, warmed once, then
@@ -64,10 +62,10 @@ export async function benchDurable(dataDir: string, seconds: number): Promise<Ro
         await stop(reference);
         throw e;
       });
-      const create = (warmupSec: number, durationSec = slice) => load(`cart create, durable commits ${mode}`, { url: `http://127.0.0.1:${port}`, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: BODIES, durationSec, warmupSec });
-      const append = (warmupSec: number, durationSec = slice) => load('reference: append + fdatasync group commit', { url: `http://127.0.0.1:${refPort}`, host: 'bench', method: 'POST', path: '/', bodies: BODIES, durationSec, warmupSec });
+      const create = (warmupSec: number, durationSec = slice) => load(`cart create, durable commits ${mode}`, { url: `http://127.0.0.1:${port}`, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_CREATE_BODIES, durationSec, warmupSec });
+      const append = (warmupSec: number, durationSec = slice) => load('reference: append + fdatasync group commit', { url: `http://127.0.0.1:${refPort}`, host: 'bench', method: 'POST', path: '/', bodies: CART_CREATE_BODIES, durationSec, warmupSec });
       try {
-        await expectCreated(`http://127.0.0.1:${port}`, 'demo.localhost', '/api/ucp/carts', BODIES);
+        await expectCreated(`http://127.0.0.1:${port}`, 'demo.localhost', '/api/ucp/carts', CART_CREATE_BODIES);
         await create(0, 3);
         await append(0, 3);
         await alternatingSlices(mode === 'off' ? Math.ceil(pairs / 2) : pairs, round, () => create(0), () => append(0), got[mode]);

@@ -67,8 +67,6 @@ async function serveBenchProfile(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/.well-known/ucp`;
 }
 
-const CART_BODIES = CART_CREATE_BODIES;
-
 /**
  * What a feature costs: the same search and cart-create cases on the same database with it on and
  * off (`env(mode)`), alternating servers twice, in opposite orders (the second server of a pair runs
@@ -96,10 +94,10 @@ async function onOffCost(dataDir: string, what: string, env: (mode: 'on' | 'off'
         };
         // Until a shop's search index is built its searches run in SQL: warm up first, unmeasured.
         await loadSearch('warm-up', { url, durationSec: 2, ...search });
-        await expectCreated(url, 'demo.localhost', '/api/ucp/carts', CART_BODIES);
+        await expectCreated(url, 'demo.localhost', '/api/ucp/carts', CART_CREATE_BODIES);
         const cases: Array<[string, [Row, number]]> = [
           [`catalog search${search.host ? ` (${search.host})` : ''}, 10 connections`, await withCpu(() => loadSearch(`search, ${what} ${mode}`, { url, durationSec: seconds, ...search }))],
-          ['cart create (durable)', await withCpu(() => load(`cart create, ${what} ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: seconds }))],
+          ['cart create (durable)', await withCpu(() => load(`cart create, ${what} ${mode}`, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_CREATE_BODIES, durationSec: seconds }))],
         ];
         for (const [name, [r, cpu]] of cases) {
           const sum = (sums[name] ??= { on: 0, off: 0, p99on: 0, p99off: 0, cpuOn: 0, cpuOff: 0, pairs: [] });
@@ -141,7 +139,7 @@ async function inspectorCost(dataDir: string): Promise<Row[]> {
   const only = process.env.BENCH_INSPECTOR_CASES;
   const cases = [
     { name: 'catalog search (demo.localhost), 10 connections', run: (url: string, label: string) => loadSearch(label, { url, durationSec: slice, host: 'demo.localhost', queries: DEMO_QUERIES }) },
-    { name: 'cart create (durable)', run: (url: string, label: string) => load(label, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_BODIES, durationSec: slice }) },
+    { name: 'cart create (durable)', run: (url: string, label: string) => load(label, { url, host: 'demo.localhost', method: 'POST', path: '/api/ucp/carts', bodies: CART_CREATE_BODIES, durationSec: slice }) },
   ].filter((c) => !only || only.split(',').some((w) => c.name.startsWith(w.trim() === 'search' ? 'catalog search' : 'cart create')));
   const out: Row[] = [];
   const totals = cases.map(() => ({ on: { rps: 0, cpu: 0, p99: 0 }, off: { rps: 0, cpu: 0, p99: 0 }, pairs: [] as number[] }));
@@ -155,7 +153,7 @@ async function inspectorCost(dataDir: string): Promise<Row[]> {
     };
     try {
       await loadSearch('warm-up', { url, durationSec: 2, host: 'demo.localhost', queries: DEMO_QUERIES });
-      await expectCreated(url, 'demo.localhost', '/api/ucp/carts', CART_BODIES);
+      await expectCreated(url, 'demo.localhost', '/api/ucp/carts', CART_CREATE_BODIES);
       for (const [i, c] of cases.entries()) {
         for (let k = 0; k < slices; k++) {
           const got: Partial<Record<'on' | 'off', number>> = {};

@@ -7,6 +7,7 @@
  */
 import { expect } from 'vitest';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
+import { isObject } from '../../server/mcp/messages.ts';
 
 export const LEGACY = '2025-11-25';
 export const MODERN = '2026-07-28';
@@ -32,8 +33,6 @@ export const envelope = (version: string = MODERN) => ({
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
 });
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * One JSON-RPC request as a raw POST sends it in `era`: in 2025 the plain request (what
