@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { alternatingSlices, CART_CREATE_BODIES, expectCreated, freePort, load, median, pct, spread, startChild, stop, type Row, type Slices } from './support.ts';
+import { alternatingSlices, CART_CREATE_BODIES, expectCreated, freePort, load, median, pct, spread, startChild, stop, warmUntilSteady, type Row, type Slices } from './support.ts';
 
 /** The reference server (run with `node -e`): PORT and FILE from the environment. */
 export const GROUP_COMMIT_SOURCE = `
@@ -39,7 +39,8 @@ require('node:http').createServer((req, res) => {
 
 /**
  * BENCH_ROUNDS rounds (default 2) with durable commits on and one with them off (after the first),
- * each a fresh server of ours and a fresh reference, both up the whole round, warmed once, then
+ * each a fresh server of ours and a fresh reference, both up the whole round, each warmed until its
+ * rate settles (support.ts warmUntilSteady), then
  * BENCH_SLICES pairs of slices (default 6) of BENCH_SLICE_SECONDS (default half of BENCH_SECONDS)
  * alternating them (support.ts alternatingSlices). The figure: the median of the pairs' ratios
  * (ours / reference) with their min–max; what durability costs is the on rounds' median ratio
@@ -66,8 +67,9 @@ export async function benchDurable(dataDir: string, seconds: number): Promise<Ro
       const append = (warmupSec: number, durationSec = slice) => load('reference: append + fdatasync group commit', { url: `http://127.0.0.1:${refPort}`, host: 'bench', method: 'POST', path: '/', bodies: CART_CREATE_BODIES, durationSec, warmupSec });
       try {
         await expectCreated(`http://127.0.0.1:${port}`, 'demo.localhost', '/api/ucp/carts', CART_CREATE_BODIES);
-        await create(0, 3);
-        await append(0, 3);
+        // Each side warmed until its rate settles (support.ts warmUntilSteady): ours takes ~25 s.
+        const warm = { ours: await warmUntilSteady((sec) => create(0, sec)), reference: await warmUntilSteady((sec) => append(0, sec)) };
+        console.log(`  warm-up (${mode}), req/s per 3 s window: ours ${warm.ours.join(', ')}; reference ${warm.reference.join(', ')}`);
         await alternatingSlices(mode === 'off' ? Math.ceil(pairs / 2) : pairs, round, () => create(0), () => append(0), got[mode]);
       } finally {
         await stop(server);

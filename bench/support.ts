@@ -183,6 +183,26 @@ export function spread(xs: readonly number[], fmt: (x: number) => string = (x) =
   return `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
 }
 
+/**
+ * Loads a fresh server until its rate stops climbing, unrecorded: windows of `windowSec` (default 3 s)
+ * until the best of the last three is within 5 % of the best before them (at least 8 windows: a
+ * dip early on ended a shorter one still climbing; at most BENCH_WARM_MAX seconds, default 60). Returns each window's rate. A fixed short warm-up
+ * measured a server still compiling: a fresh cart-create server ran 590-720/s in its first 3 s and
+ * ~2,600/s after ~25 s (its JavaScript and the embedded database's WASM tier up under load;
+ * 2026-12-02), while a bare `node:http` server is warm within a second.
+ */
+export async function warmUntilSteady(run: (durationSec: number) => Promise<Row>, windowSec = 3): Promise<number[]> {
+  const maxSec = Number(process.env.BENCH_WARM_MAX ?? 60);
+  const rates: number[] = [];
+  while (rates.length * windowSec < maxSec) {
+    rates.push((await run(windowSec)).rps);
+    if (rates.length < 8) continue;
+    const before = Math.max(...rates.slice(0, -3));
+    if (Math.max(...rates.slice(-3)) <= before * 1.05) break;
+  }
+  return rates;
+}
+
 /** What alternating slices of two servers gave: each slice's rows, and `a / b` per pair. */
 export interface Slices {
   a: Row[];
