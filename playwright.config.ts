@@ -9,6 +9,8 @@ import { defineConfig } from '@playwright/test';
 export const PORT = Number(process.env.E2E_PORT ?? 8391);
 /** The MCP Apps test host (e2e/apps-host/serve.ts): the official AppBridge in a host page, and its sandbox proxy. */
 export const APPS_HOST_PORT = PORT + 2;
+/** The server's fresh database, one per port: two suites side by side in one checkout must not share it. */
+export const DATA_DIR = `.tmp/e2e-db-${PORT}`;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -32,7 +34,7 @@ export default defineConfig({
     {
       command: 'bash scripts/e2e-server.sh',
       port: PORT,
-      env: { PORT: String(PORT), DATA_DIR: '.tmp/e2e-db' },
+      env: { PORT: String(PORT), DATA_DIR },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',
