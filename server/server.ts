@@ -49,7 +49,7 @@ export async function startServer(overrides: Partial<Config> = {}, opts: { seed?
   checkConfig(config);
   configureLog({ json: logJson(config) });
   useKeyEncryptionSecret(config.keyEncryptionSecret);
-  const db = await openDatabase(config);
+  const db = await openDatabase({ ...config, lockRole: 'server' });
   // Demo users and apps (docs/oauth.md): development mode only, never in production.
   await prepareDatabase(db, { demo: opts.seed !== false && demoShops(config), accounts: opts.seed !== false && config.mode === 'development' });
   // This build's host.js files join the archive that keeps earlier builds' files answering.

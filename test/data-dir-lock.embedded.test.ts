@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../server/db/index.ts';
-import { DataDirInUse, lockOwner, recordAddress } from '../server/db/data-dir-lock.ts';
+import { DataDirInUse, lockDataDir, lockOwner, recordAddress } from '../server/db/data-dir-lock.ts';
+import { runningServer } from '../server/cli/server-address.ts';
 import { startTestServer } from './support/server.ts';
+import { requestFrom } from './support/from-address.ts';
 import { runCli } from '../server/cli/main.ts';
 import { ROOT } from '../scripts/faults/lib.ts';
 
@@ -111,4 +113,81 @@ describe('embedded data directory lock', () => {
     }
     expect(existsSync(join(dir, 'ucp.lock'))).toBe(false);
   });
+
+  it("a server's lock says `starting` until it records its address; a command's lock says only its pid", () => {
+    const dir = tempDir();
+    const release = lockDataDir(dir, 'server');
+    try {
+      expect(lockOwner(dir)).toEqual({ pid: process.pid, starting: true });
+      recordAddress(dir, 'http://127.0.0.1:45679');
+      expect(lockOwner(dir)).toMatchObject({ pid: process.pid, url: 'http://127.0.0.1:45679' });
+      expect(lockOwner(dir)?.starting).toBeUndefined();
+    } finally {
+      release();
+    }
+    const other = tempDir();
+    const command = lockDataDir(other);
+    try {
+      expect(lockOwner(other)).toEqual({ pid: process.pid });
+    } finally {
+      command();
+    }
+  });
+
+  it('a command waits for a starting server only: not for a command holding the directory, and not past its limit', async () => {
+    const lines: string[] = [];
+    const io = { err: (t: string) => lines.push(t) };
+    const byCommand = tempDir();
+    const command = lockDataDir(byCommand);
+    try {
+      const t0 = Date.now();
+      expect(await runningServer({ dataDir: byCommand }, io, { waitMs: 5_000 })).toEqual({ pid: process.pid });
+      expect(Date.now() - t0).toBeLessThan(1_000);
+      expect(lines).toEqual([]);
+    } finally {
+      command();
+    }
+    const byServer = tempDir();
+    const server = lockDataDir(byServer, 'server');
+    try {
+      expect(await runningServer({ dataDir: byServer }, io, { waitMs: 300, pollMs: 50 })).toEqual({ pid: process.pid, starting: true });
+      expect(lines).toEqual([`The server holding ${byServer} (process ${process.pid}) is starting; waiting for it to listen…`]);
+    } finally {
+      server();
+    }
+  });
+
+  it('an import run while the server is still starting waits for it and goes through it, instead of calling the directory busy', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      // The moment the server holds the directory, before it listens (opening, migrations, demo data).
+      const deadline = Date.now() + 60_000;
+      while (!lockOwner(dir)?.starting) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error('the server never took its data directory');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      let out = '';
+      let err = '';
+      const code = await runCli(['import', '--shop', 'shop_moving_in', '--domain', 'moving-in.localhost', 'test/fixtures/import/shopify/product_template.csv'], {
+        out: (t) => (out += `${t}\n`),
+        err: (t) => (err += `${t}\n`),
+        isTTY: false,
+        env: { DATA_DIR: dir, DATABASE_URL: '' },
+      });
+      expect(err).toContain('is starting; waiting for it to listen');
+      expect(err).not.toContain('in use by process');
+      expect(code).toBe(0);
+      expect(out).toMatch(/^imported shopify into shop shop_moving_in/m);
+      // It went through the server: the running server answers with what was imported.
+      const { url } = lockOwner(dir)!;
+      const r = await requestFrom<{ products: unknown[] }>({ port: Number(new URL(url!).port), host: 'moving-in.localhost', method: 'POST', path: '/api/ucp/catalog/search', body: { query: 't-shirt' } });
+      expect(r.status).toBe(200);
+      expect(r.body.products.length).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    }
+  }, 120_000);
 });
+

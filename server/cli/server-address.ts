@@ -4,9 +4,10 @@
  * (server/db/data-dir-lock.ts); else `http://127.0.0.1:PORT` (PORT from the environment, 8080).
  * `known` says whether the address came from a running server rather than a default.
  */
-import { loadConfig, localUrl } from '../config.ts';
-import { lockOwner } from '../db/data-dir-lock.ts';
-import { UsageError } from './cli.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig, localUrl, type Config } from '../config.ts';
+import { lockOwner, type LockOwner } from '../db/data-dir-lock.ts';
+import { UsageError, type Io } from './cli.ts';
 
 export interface ServerAddress {
   url: string;
@@ -36,4 +37,27 @@ export function describeAddress(a: ServerAddress): string {
   if (a.source === 'option') return a.url;
   if (a.source === 'lock') return `${a.url} (recorded by the server holding DATA_DIR)`;
   return `${a.url} (from HOST and PORT; pass --server URL for another)`;
+}
+
+/** How long a command waits for a server that holds DATA_DIR and is still starting (migrations, demo data, a first index). */
+export const STARTING_WAIT_MS = 60_000;
+
+/**
+ * The process holding the embedded database, for a command that hands its work to a running server
+ * (import, feeds): a server that is still starting — its lock says so until it listens
+ * (server/db/data-dir-lock.ts) — is waited for, with one line on stderr, until it records its
+ * address, stops, or `waitMs` passes. Null with PostgreSQL or when nothing holds the directory; an
+ * owner without `url` is not a listening server (a command, or a server that did not come up in time).
+ */
+export async function runningServer(config: Pick<Config, 'databaseUrl' | 'dataDir'>, io: Pick<Io, 'err'>, opts: { waitMs?: number; pollMs?: number } = {}): Promise<LockOwner | null> {
+  if (config.databaseUrl) return null;
+  let owner = lockOwner(config.dataDir);
+  if (!owner?.starting) return owner;
+  io.err(`The server holding ${config.dataDir} (process ${owner.pid}) is starting; waiting for it to listen…`);
+  const deadline = Date.now() + (opts.waitMs ?? STARTING_WAIT_MS);
+  while (owner?.starting && Date.now() < deadline) {
+    await sleep(opts.pollMs ?? 200);
+    owner = lockOwner(config.dataDir);
+  }
+  return owner;
 }

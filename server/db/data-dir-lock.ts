@@ -7,7 +7,9 @@
  *
  * A server also writes its address on the lock's second line once it listens (`recordAddress`), so
  * a command refused the directory can name the running server's real address in its advice
- * (`lockOwner`), whatever port it was started on.
+ * (`lockOwner`), whatever port it was started on. Until then a server's lock says `starting` there,
+ * so a command run right after `start` waits for the address instead of calling the directory busy
+ * (server/cli/server-address.ts `runningServer`); a command's own lock has only the pid.
  */
 import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -40,13 +42,19 @@ const ownerPid = (text: string) => Number(text.split('\n', 1)[0].trim());
 /** Lock files this process holds. */
 const held = new Set<string>();
 
-/** Takes the directory's lock for this process; returns its release. Throws DataDirInUse. */
-export function lockDataDir(dataDir: string): () => void {
+/** The lock's second line while a server has not recorded its address yet. */
+const STARTING = 'starting';
+
+/**
+ * Takes the directory's lock for this process; returns its release. Throws DataDirInUse.
+ * `role: 'server'` marks the lock as a server's that is starting (until `recordAddress`).
+ */
+export function lockDataDir(dataDir: string, role?: 'server'): () => void {
   const file = join(dataDir, 'ucp.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, role === 'server' ? `${process.pid}\n${STARTING}\n` : String(process.pid));
       closeSync(fd);
       held.add(file);
       let released = false;
@@ -95,8 +103,18 @@ export function recordAddress(dataDir: string, url: string): void {
   chmodSync(file, 0o600);
 }
 
+/** The process holding a data directory (lockOwner). */
+export interface LockOwner {
+  pid: number;
+  /** Where it serves, once a server listens. */
+  url?: string;
+  token?: string;
+  /** A server that has not recorded its address yet. */
+  starting?: true;
+}
+
 /** The live process holding `dataDir`, the address it recorded (undefined before it listens) and its control token. */
-export function lockOwner(dataDir: string): { pid: number; url?: string; token?: string } | null {
+export function lockOwner(dataDir: string): LockOwner | null {
   let text: string;
   try {
     text = readFileSync(join(dataDir, 'ucp.lock'), 'utf8');
@@ -106,5 +124,6 @@ export function lockOwner(dataDir: string): { pid: number; url?: string; token?:
   const pid = ownerPid(text);
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return null;
   const [, url, token] = text.split('\n').map((l) => l.trim());
+  if (url === STARTING) return { pid, starting: true };
   return url ? { pid, url, ...(token ? { token } : {}) } : { pid };
 }

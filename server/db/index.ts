@@ -73,6 +73,8 @@ export interface DatabaseOptions {
   /** A statement unanswered this long closes its connection (failover.ts); 0: no limit. */
   pgQueryTimeoutMs?: number;
   randomPageCost?: number;
+  /** Embedded: the server opens it (its lock says `starting` until it listens: data-dir-lock.ts). */
+  lockRole?: 'server';
 }
 
 /**
@@ -144,7 +146,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DB> {
   let release = () => {};
   if (!opts.dataDir.startsWith('memory://')) {
     mkdirSync(opts.dataDir, { recursive: true });
-    release = lockDataDir(opts.dataDir); // one process per data directory (data-dir-lock.ts)
+    release = lockDataDir(opts.dataDir, opts.lockRole); // one process per data directory (data-dir-lock.ts)
   }
   let embedded: EmbeddedDatabase;
   try {

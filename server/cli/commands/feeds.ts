@@ -5,7 +5,7 @@
  * (server/control/routes.ts), as `import` does.
  */
 import { loadConfig } from '../../config.ts';
-import { lockOwner } from '../../db/data-dir-lock.ts';
+import { runningServer } from '../server-address.ts';
 import { formatEvery, listFeeds, removeFeed, type FeedRow } from '../../import/feeds.ts';
 import { CliError, printList, printRecord, required, subcommand, UsageError, type Command, type Io } from '../cli.ts';
 import { withDb } from '../open.ts';
@@ -27,7 +27,7 @@ export const feeds: Command = {
     const sub = subcommand(positionals, ['list', 'remove']);
     const json = !!values.json;
     const config = loadConfig(io.env);
-    const lock = config.databaseUrl ? null : lockOwner(config.dataDir);
+    const lock = await runningServer(config, io);
     const server = lock?.url && lock.token ? { url: lock.url, token: lock.token } : null;
     if (sub === 'list') {
       if (values.url !== undefined) throw new UsageError('list takes only --shop');

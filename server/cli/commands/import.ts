@@ -12,7 +12,7 @@ import { withDb } from '../open.ts';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../../config.ts';
-import { lockOwner } from '../../db/data-dir-lock.ts';
+import { runningServer } from '../server-address.ts';
 import { isFeedUrl } from '../../import/feed-fetch.ts';
 import { formatEvery, importWithFeeds, MIN_EVERY_SECONDS, parseEvery } from '../../import/feeds.ts';
 
@@ -64,7 +64,7 @@ export const importCommand: Command = {
     const opts = checkOptions(values);
     const every = checkEvery(values, positionals);
     const config = loadConfig(io.env);
-    const server = config.databaseUrl ? null : lockOwner(config.dataDir);
+    const server = await runningServer(config, io);
     const result = server?.url && server.token ? await throughServer(server as { url: string; token: string }, positionals, values, opts, every) : await withDb(io, async (db, cfg) => {
       const common = { format: opts.format, shop: opts.shop, source: values.source, partial: values.partial, dryRun: values['dry-run'] };
       const urls = positionals.filter(isFeedUrl);
