@@ -122,6 +122,22 @@ describe('Shopify CSV rules', () => {
     expect((err as ImportParseError).reason).toMatch(/quoted field is never closed/);
   });
 
+  it('a file cut inside a row (no line break, fewer cells than the header) is refused, not read with a cut price', async () => {
+    // Shopify's own template, cut in the last product's Variant Price (17.99 → 17.9), as a download that stopped.
+    const whole = fixture('product_template.csv');
+    const cut = whole.slice(0, whole.indexOf(',17.99,') + 5);
+    const err = await load(cut).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportParseError);
+    expect((err as ImportParseError).line).toBe(whole.slice(0, cut.length).split('\n').length);
+    expect((err as ImportParseError).reason).toMatch(/cut short/);
+    // The template itself has no final line break and loads: only a short last row is refused.
+    expect(whole.endsWith('\n')).toBe(false);
+    expect((await load(whole)).products).toHaveLength(3);
+    // Split in chunks at any point, the same.
+    const err2 = await load([cut.slice(0, 100), cut.slice(100, cut.length - 3), cut.slice(cut.length - 3)]).catch((e: unknown) => e);
+    expect((err2 as ImportParseError).reason).toMatch(/cut short/);
+  });
+
   it('a file without a Handle column is refused naming the column', async () => {
     const err = await load('Title,Variant Price\nMug,5.00\n').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportParseError);

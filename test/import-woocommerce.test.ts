@@ -121,6 +121,16 @@ describe('WooCommerce CSV rules', () => {
     expect((err as ImportParseError).line).toBe(3);
   });
 
+  it("WooCommerce's sample cut inside its last row (a stopped download) is refused, not read with a cut price", async () => {
+    const whole = sample();
+    const last = whole.lastIndexOf('\n', whole.length - 3) + 1;
+    const at = whole.indexOf(',45,', last) + ',4'.length; // variation 90's Regular price 45 → 4
+    const err = await load(whole.slice(0, at)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportParseError);
+    expect((err as ImportParseError).reason).toMatch(/cut short/);
+    expect((err as ImportParseError).line).toBe(26);
+  });
+
   it('a file without ID, Type or Name is refused naming them', async () => {
     const err = await load('SKU,Name,Regular price\nmug,Mug,5\n').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImportParseError);

@@ -8,13 +8,25 @@ import { ImportParseError } from './adapter.ts';
 /**
  * The file's records as csv-parse streams them (never split by hand): chunks are written as they
  * arrive and records read as they are parsed, so the text itself is never held whole.
+ *
+ * A file cut short inside a row (a download or copy that stopped) ends without a line break on a
+ * row with fewer cells than the header: that is refused, not read as a row whose last cells (a
+ * price cut from 17.99 to 17.9, everything after it empty) are what the file says.
  */
 export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true });
+  // The line each row ends on, as csv-parse reads it.
+  let lastLine = 0;
+  const parser = parse({
+    relax_column_count: true,
+    skip_empty_lines: true,
+    on_record: (record: string[], context: { lines: number }) => ((lastLine = context.lines), record),
+  });
+  let endsWithLineBreak = true;
   void (async () => {
     try {
       for await (const chunk of chunks) {
         if (parser.destroyed) return;
+        if (chunk) endsWithLineBreak = /[\r\n]$/.test(chunk);
         if (!parser.write(chunk)) await new Promise((resolve) => (parser.once('drain', resolve), parser.once('close', resolve)));
       }
       parser.end();
@@ -22,13 +34,36 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
       parser.destroy(err as Error);
     }
   })();
+  let header: number | undefined;
+  let held: string[] | undefined;
   try {
-    for await (const record of parser) if ((record as string[]).some((c) => c.trim() !== '')) yield record as string[];
+    for await (const record of parser as AsyncIterable<string[]>) {
+      header ??= record.length;
+      if (!record.some((c) => c.trim() !== '')) continue;
+      if (held) yield held;
+      held = record;
+    }
+    if (held && header !== undefined && held.length < header && !endsWithLineBreak) {
+      throw cutInsideRow(held.length, header, lastLine);
+    }
+    if (held) yield held;
   } catch (err) {
     throw err instanceof CsvError ? csvError(err) : err;
   } finally {
     parser.destroy();
   }
+}
+
+/**
+ * A CSV or tab-separated file that ends, without a line break, on a row shorter than its header: a
+ * download or copy that stopped inside that row (spreadsheets that drop a row's empty last cells
+ * still end the file with a line break).
+ */
+export function cutInsideRow(cells: number, headerCells: number, line: number): ImportParseError {
+  return new ImportParseError(
+    `the file ends inside a row (${cells} of the header's ${headerCells} columns, no line break after it): it was cut short; export or download it again`,
+    line,
+  );
 }
 
 /** csv-parse's error in words a shop owner acts on, with its line (and column where it knows one). */
