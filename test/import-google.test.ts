@@ -206,6 +206,26 @@ describe('Google feed rules', () => {
     expect(err.reason).toMatch(/never closed.*quoted field/);
   });
 
+  it("reports Google's RSS example cut short as cut short, its position named once", async () => {
+    const whole = fixture('example_feed_xml_rss.xml');
+    const err = await load(whole.slice(0, whole.indexOf('CLO-29473856-back.jpg'))).catch((e) => e);
+    expect(err).toBeInstanceOf(ImportParseError);
+    expect(err.reason).toMatch(/^the file ends inside <g:additional_image_link>, never closed: it was cut short/);
+    expect(err.reason).not.toMatch(/\d+:\d+/);
+  });
+
+  it('refuses a TSV cut inside its last row (no line break, fewer cells than the header), not read with a cut price', async () => {
+    const whole = fixture('example_feed_txt.derived.tsv');
+    const at = whole.indexOf('\t33.99 USD') + '\t33.9'.length;
+    const err = await load(whole.slice(0, at)).catch((e) => e);
+    expect(err).toBeInstanceOf(ImportParseError);
+    expect(err.reason).toMatch(/cut short/);
+    expect(err.line).toBe(whole.slice(0, at).split('\n').length);
+    // Whole, with or without its final line break, it loads.
+    expect((await load(whole)).products).toHaveLength(5);
+    expect((await load(whole.replace(/\n$/, ''))).products).toHaveLength(5);
+  });
+
   it('refuses a file that is not a Google feed, naming what is missing', async () => {
     for (const text of ['{"products": []}', 'Handle\tTitle\nmug\tMug\n', '<rss version="2.0"><channel><item><title>Post</title></item></channel></rss>', '<html><body/></html>']) {
       const err = await load(text).catch((e) => e);

@@ -14,6 +14,7 @@ import { parse as csvParse } from 'csv-parse';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import type { StoredProduct, StoredVariant } from '../formats/catalog-format.ts';
 import { ImportParseError, type Adapter, type ImportContext } from './adapter.ts';
+import { cutInsideRow } from './csv.ts';
 import { barcodeType, describe, isExcelMangled, slugify, splitList, toId } from './text.ts';
 import { detached } from '../core/shared/strings.ts';
 
@@ -140,7 +141,14 @@ async function* readXml(first: string, rest: AsyncIterator<string>, ctx: ImportC
   const parser = new SaxesParser({ xmlns: true, position: true });
   const xml = new XmlItems(parser);
   parser.on('error', (e) => {
-    throw new ImportParseError(e.message.replace(/^[^:]*:\d+:\d+: /, ''), parser.line, parser.column + 1);
+    // saxes prefixes its message with the position (and a file name when given one): the error names it already.
+    const message = e.message.replace(/^(?:[^:]*:)?\d+:\d+: /, '');
+    const unclosed = /^unclosed tag: (.+)$/.exec(message);
+    throw new ImportParseError(
+      unclosed ? `the file ends inside <${unclosed[1]}>, never closed: it was cut short (or a closing tag is missing); export or download it again` : message,
+      parser.line,
+      parser.column + 1,
+    );
   });
   for await (const chunk of allChunks(first, rest)) {
     parser.write(chunk);
@@ -241,22 +249,36 @@ async function* readTsv(first: string, rest: AsyncIterator<string>): AsyncGenera
     skip_empty_lines: true,
     on_record: (record: string[], context: { lines: number }) => ((lastLine = context.lines), record),
   });
+  let endsWithLineBreak = true;
   const pump = (async () => {
     try {
-      for await (const chunk of allChunks(first, rest)) if (!parser.write(chunk)) await new Promise((r) => parser.once('drain', r));
+      for await (const chunk of allChunks(first, rest)) {
+        if (chunk) endsWithLineBreak = /[\r\n]$/.test(chunk);
+        if (!parser.write(chunk)) await new Promise((r) => parser.once('drain', r));
+      }
       parser.end();
     } catch (e) {
       parser.destroy(e as Error);
     }
   })();
   let header: string[] | undefined;
+  // The last row is held until the file ends: cut short inside it (no line break after it, fewer cells
+  // than the header), it is refused rather than read with its last values cut.
+  let held: string[] | undefined;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       if (!header) {
         header = record.map((h) => h.trim().toLowerCase().replace(/^g:/, '').replace(/\s+/g, '_'));
         if (!header.includes('id') || !(header.includes('title') || header.includes('price'))) throw new ImportParseError(NOT_A_FEED, 1);
-      } else yield [tsvItem(header, record)];
+        continue;
+      }
+      if (held) yield [tsvItem(header, held)];
+      held = record;
     }
+    if (held && header && held.length < header.length && !endsWithLineBreak) {
+      throw cutInsideRow(held.length, header.length, lastLine);
+    }
+    if (held) yield [tsvItem(header!, held)];
   } catch (e) {
     throw tsvError(e, lastLine, header);
   } finally {
