@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoredProduct } from '../server/formats/catalog-format.ts';
 import { ImportParseError, importContext, readAll, type ShopHints } from '../server/import/adapter.ts';
+import { utf8Chunks } from '../server/import/input.ts';
+import { Readable } from 'node:stream';
 import { google, groupTitle } from '../server/import/google.ts';
 import { ImportReport } from '../server/import/report.ts';
 
@@ -224,6 +226,20 @@ describe('Google feed rules', () => {
     // Whole, with or without its final line break, it loads.
     expect((await load(whole)).products).toHaveLength(5);
     expect((await load(whole.replace(/\n$/, ''))).products).toHaveLength(5);
+  });
+
+  it("a feed declaring another encoding than UTF-8 is refused in words that name the declaration, not a spreadsheet's", async () => {
+    const whole = readFileSync(join(DIR, 'example_feed_xml_rss.xml'));
+    const latin1 = (declaration: string) =>
+      Buffer.concat([Buffer.from(declaration), whole.subarray(whole.indexOf('\n')).subarray(0, whole.indexOf('Dior') - whole.indexOf('\n')), Buffer.from([0xe9]), whole.subarray(whole.indexOf('Dior'))]);
+    const read = async (bytes: Buffer) => {
+      for await (const _ of utf8Chunks(Readable.from([bytes])));
+    };
+    const declared = await read(latin1('<?xml version="1.0" encoding="ISO-8859-1"?>')).catch((e) => e);
+    expect(declared).toBeInstanceOf(ImportParseError);
+    expect(declared.reason).toBe('not UTF-8 text: the feed declares encoding="ISO-8859-1", and the import reads UTF-8 only: have the feed written as UTF-8 (encoding="UTF-8")');
+    const undeclared = await read(latin1('<?xml version="1.0"?>')).catch((e) => e);
+    expect(undeclared.reason).toMatch(/^not UTF-8 text \(a spreadsheet may have saved it/);
   });
 
   it('refuses a file that is not a Google feed, naming what is missing', async () => {

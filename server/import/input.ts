@@ -16,16 +16,18 @@ export async function* utf8Chunks(bytes: AsyncIterable<Uint8Array>): AsyncGenera
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let lines = 1;
   let first = true;
+  let declared: string | undefined;
   for await (const chunk of bytes) {
     if (first && chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
       throw new ImportParseError('the file is UTF-16 text: save or export it as UTF-8 (CSV UTF-8 in a spreadsheet)', 1);
     }
+    if (first) declared = xmlEncoding(chunk);
     first = false;
     let text: string;
     try {
       text = decoder.decode(chunk, { stream: true });
     } catch {
-      throw notUtf8(chunk, lines);
+      throw notUtf8(chunk, lines, declared);
     }
     lines += count(text, '\n');
     if (text) yield text;
@@ -38,14 +40,27 @@ export async function* utf8Chunks(bytes: AsyncIterable<Uint8Array>): AsyncGenera
   }
 }
 
-function notUtf8(chunk: Uint8Array, linesBefore: number): ImportParseError {
+/** The encoding an XML declaration at the file's start names (`<?xml version="1.0" encoding="ISO-8859-1"?>`), when not UTF-8. */
+function xmlEncoding(chunk: Uint8Array): string | undefined {
+  const start = new TextDecoder('latin1').decode(chunk.subarray(0, 200));
+  const name = /^\uFEFF?<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(start)?.[1];
+  return name && !/^utf-?8$/i.test(name) ? name : undefined;
+}
+
+function notUtf8(chunk: Uint8Array, linesBefore: number, declared?: string): ImportParseError {
   // Decoded leniently, the first replacement character is where the bad byte was.
   const lenient = new TextDecoder('utf-8').decode(chunk);
   const at = lenient.indexOf('\ufffd');
   const before = at < 0 ? lenient : lenient.slice(0, at);
   const line = linesBefore + count(before, '\n');
   const column = before.length - before.lastIndexOf('\n');
-  return new ImportParseError('not UTF-8 text (a spreadsheet may have saved it as Windows-1252 or Latin-1): export it again as UTF-8', line, column);
+  return new ImportParseError(
+    declared
+      ? `not UTF-8 text: the feed declares encoding="${declared}", and the import reads UTF-8 only: have the feed written as UTF-8 (encoding="UTF-8")`
+      : 'not UTF-8 text (a spreadsheet may have saved it as Windows-1252 or Latin-1): export it again as UTF-8',
+    line,
+    column,
+  );
 }
 
 function count(text: string, ch: string): number {
