@@ -226,6 +226,9 @@ describe('Google feed rules', () => {
     // Whole, with or without its final line break, it loads.
     expect((await load(whole)).products).toHaveLength(5);
     expect((await load(whole.replace(/\n$/, ''))).products).toHaveLength(5);
+    // A hand-made feed whose last row is short on purpose loads when it ends with a line break.
+    expect((await load('id\ttitle\tprice\tbrand\nA\tMug\t5.00 USD\n')).products).toHaveLength(1);
+    expect((await load('id\ttitle\tprice\tbrand\nA\tMug\t5.00 USD').catch((e) => e)).reason).toMatch(/end the file with a line break/);
   });
 
   it("a feed declaring another encoding than UTF-8 is refused in words that name the declaration, not a spreadsheet's", async () => {

@@ -61,7 +61,7 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
  */
 export function cutInsideRow(cells: number, headerCells: number, line: number): ImportParseError {
   return new ImportParseError(
-    `the file ends inside a row (${cells} of the header's ${headerCells} columns, no line break after it): it was cut short; export or download it again`,
+    `the file ends inside a row (${cells} of the header's ${headerCells} columns, no line break after it): it was cut short; export or download it again (a last row meant to be short: end the file with a line break)`,
     line,
   );
 }
