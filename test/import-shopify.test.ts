@@ -226,6 +226,21 @@ describe('Shopify CSV rules', () => {
     ]);
   });
 
+  it("Unlisted (Shopify's status since 2025-10: sold by its link, not in search) is hidden, in the 2025 template too", async () => {
+    const template = fixture('product_template_2025.csv');
+    expect(template).toContain(',TRUE,Active,TheBandTShirt-SG,');
+    const { products } = await load(template.replace(',TRUE,Active,TheBandTShirt-SG,', ',TRUE,Unlisted,TheBandTShirt-SG,'));
+    expect(products.map((p) => [p.id, p.status])).toEqual([
+      ['physical-product-the-band-t-shirt', 'hidden'],
+      ['digital-product-the-history-of-rock-music', undefined],
+    ]);
+    const unlisted = await load(csv([tee({ Handle: 'unlisted', Status: 'unlisted' }), tee({ Handle: 'unlisted-unpublished', Status: 'unlisted', Published: 'FALSE' })]));
+    expect(unlisted.products.map((p) => [p.id, p.status])).toEqual([
+      ['unlisted', 'hidden'],
+      ['unlisted-unpublished', 'unavailable'],
+    ]);
+  });
+
   it('stock: no tracker untracked; deny counts (never below 0); continue is untracked with stock, backorder without', async () => {
     const { products } = await load(
       csv([

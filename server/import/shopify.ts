@@ -132,11 +132,15 @@ function productOf(rows: Row[], state: FileState, ctx: ImportContext): StoredPro
   return product;
 }
 
-/** Draft or archived, or not published to the online store: not sold here. */
+/**
+ * Draft or archived, or not published to the online store: not sold here. Unlisted (Shopify's status
+ * since 2025-10: active, but reached only by its link, never in search or collections): hidden.
+ */
 function statusOf(first: Row): StoredProduct['status'] {
   const status = first.get('Status').toLowerCase();
   if (status === 'draft' || status === 'archived') return 'unavailable';
   if (first.get('Published').toLowerCase() === 'false') return 'unavailable';
+  if (status === 'unlisted') return 'hidden';
   return undefined;
 }
 
