@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { woocommerce, wooList } from '../server/import/woocommerce.ts';
 import { importContext, ImportParseError, readAll } from '../server/import/adapter.ts';
+import { detectFormat } from '../server/import/detect.ts';
 import { ImportReport } from '../server/import/report.ts';
 import { StoredProduct } from '../server/formats/catalog-format.ts';
 
@@ -129,6 +130,18 @@ describe('WooCommerce CSV rules', () => {
     expect(err).toBeInstanceOf(ImportParseError);
     expect((err as ImportParseError).reason).toMatch(/cut short/);
     expect((err as ImportParseError).line).toBe(26);
+  });
+
+  it("WooCommerce's sample saved by a spreadsheet with semicolons is named as such, with what to do, whatever --format says", () => {
+    const semicolons = sample()
+      .split('\r\n')
+      .map((line, i) => (i === 0 ? line.replaceAll(',', ';') : line))
+      .join('\r\n');
+    const detected = detectFormat(semicolons);
+    expect(detected.format).toBeUndefined();
+    expect(detected.why).toMatch(/^a semicolon-separated file \(header ID;Type;SKU;Name;…\)/);
+    expect(detected.fix).toMatch(/CSV UTF-8 \(comma delimited\)/);
+    expect(detectFormat(sample())).toEqual({ format: 'woocommerce' });
   });
 
   it('a file without ID, Type or Name is refused naming them', async () => {

@@ -14,6 +14,8 @@ export interface Detected {
   format?: ImportFormat;
   /** Words for a file no adapter takes: what it looks like and what each format needs. */
   why?: string;
+  /** What to do about a file no adapter reads as it is, whatever --format says (a semicolon-separated CSV). */
+  fix?: string;
 }
 
 export function detectFormat(head: string): Detected {
@@ -57,6 +59,15 @@ function delimited(text: string): Detected {
   if (has('Handle') || has('URL handle')) return { format: 'shopify' };
   if (has('ID') && has('Type') && has('Name')) return { format: 'woocommerce' };
   if (lower.has('id') && (lower.has('title') || lower.has('price'))) return { format: 'google' };
+  // A spreadsheet set to a language that writes decimal commas (German, French, …) saves "CSV" with
+  // semicolons: one column of `ID;Type;SKU;…` to csv-parse, whatever the platform.
+  const semicolons = text.slice(0, (text.indexOf('\n') + 1 || text.length + 1) - 1).split(';');
+  if (!tab && columns.length <= 1 && semicolons.length > 2) {
+    return {
+      why: `a semicolon-separated file (header ${semicolons.slice(0, 4).join(';')};…), as a spreadsheet set to a language with decimal commas saves CSV`,
+      fix: 'Import the file as the platform exported it, or save it from the spreadsheet as "CSV UTF-8 (comma delimited)"',
+    };
+  }
   const shown = columns.slice(0, 6).join(tab ? '\\t' : ',');
   return {
     why: `a ${tab ? 'tab-separated' : 'comma-separated'} file whose header (${shown || 'empty'}${columns.length > 6 ? ', …' : ''}) is none of: a Shopify product CSV (column Handle or URL handle), a WooCommerce product CSV (columns ID, Type, Name), a Google Merchant Center text feed (columns id, title, price)`,

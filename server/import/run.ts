@@ -128,6 +128,7 @@ async function openSource(name: string, chunks: AsyncIterable<string>, forced?: 
     throw explainOpen(name, e);
   }
   const detected = detectFormat(head);
+  if (detected.fix) throw new ImportParseError(`${name}: ${detected.why}: no format reads it as it is. ${detected.fix}`);
   const format = forced ?? detected.format;
   if (!format) throw new ImportParseError(`${name}: cannot tell which format this is: ${detected.why}. Name one with --format shopify|woocommerce|google|jsonld|ucp`);
   if (forced && detected.format && detected.format !== forced) {
