@@ -6,7 +6,7 @@
  * database in the PostgreSQL pass); one run goes through the real bin.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,6 +170,20 @@ describe('commands on a database', { timeout: 120_000 }, () => {
     const json = await cli('seed', join(shops, 'shop_3.json'), '--json');
     expect(JSON.parse(json.out)).toEqual([{ file: join(shops, 'shop_3.json'), error: 'an id is used twice', issues: [expect.stringMatching(/^\$\.products\[30\]\.variants\[0\]\.id: variant id /)] }]);
   }, 60_000);
+
+  it('import of a file that is not there, or of a directory, exits 1 naming it and opens no database (a new DATA_DIR stays uncreated)', async () => {
+    const fresh = { ...env, DATA_DIR: join(dir, 'never-created') };
+    const run = async (...argv: string[]) => {
+      let err = '';
+      const code = await runCli(argv, { out: () => {}, err: (t) => (err += `${t}\n`), isTTY: false, env: fresh });
+      return { code, err };
+    };
+    const missing = await run('import', '--shop', 'shop_typo', '--domain', 'typo.localhost', join(dir, 'prodcts.csv'));
+    expect(missing).toEqual({ code: 1, err: `ucp-storefront import: ${join(dir, 'prodcts.csv')}: no such file\n` });
+    const folder = await run('import', '--shop', 'shop_typo', '--domain', 'typo.localhost', dir);
+    expect(folder).toEqual({ code: 1, err: `ucp-storefront import: ${dir}: a directory, not a file\n` });
+    expect(existsSync(fresh.DATA_DIR)).toBe(false);
+  });
 
   it('seed: an empty directory and a directory given as --catalog are said in words', async () => {
     const empty = join(dir, 'empty');

@@ -9,7 +9,7 @@ import { FORMATS, ImportParseError, type ImportFormat } from '../../import/adapt
 import { fileSources, ImportRefused, runImport, type ImportResult } from '../../import/run.ts';
 import { CliError, UsageError, required, type Command, type Io } from '../cli.ts';
 import { withDb } from '../open.ts';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../../config.ts';
 import { runningServer } from '../server-address.ts';
@@ -63,6 +63,8 @@ export const importCommand: Command = {
     if (!positionals.length) throw new UsageError('no FILE or URL given');
     const opts = checkOptions(values);
     const every = checkEvery(values, positionals);
+    // Before anything is opened: a mistyped name must not leave a new, empty database behind.
+    for (const file of positionals.filter((p) => !isFeedUrl(p))) checkReadable(file);
     const config = loadConfig(io.env);
     const server = await runningServer(config, io);
     const result = server?.url && server.token ? await throughServer(server as { url: string; token: string }, positionals, values, opts, every) : await withDb(io, async (db, cfg) => {
@@ -166,7 +168,25 @@ async function fileBody(file: string): Promise<ReadableStream> {
     await new Promise<void>((ok, fail) => stream.once('readable', () => ok()).once('error', fail));
     return Readable.toWeb(stream) as ReadableStream;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : (e as Error).message}`);
+    throw unreadable(file, e);
   }
+}
+
+/** Throws the CliError `fileBody` would if `file` cannot be read as a file. */
+function checkReadable(file: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+  } catch (e) {
+    throw unreadable(file, e);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function unreadable(file: string, e: unknown): CliError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+  return new CliError(`${file}: ${why}`);
 }
