@@ -241,6 +241,16 @@ describe('Shopify CSV rules', () => {
     ]);
   });
 
+  it('a Status that is none of Shopify\'s (a cut or hand-typed value) is imported as active and said in the report; known ones are not', async () => {
+    const { products, report } = await load(csv([tee({ Handle: 'cut', Status: 'arch' }), tee({ Handle: 'known', Status: 'Archived' }), tee({ Handle: 'blank', Status: '' })]));
+    expect(products.map((p) => [p.id, p.status])).toEqual([
+      ['cut', undefined],
+      ['known', 'unavailable'],
+      ['blank', undefined],
+    ]);
+    expect(report.warnings).toEqual([expect.stringMatching(/^Handle cut.*: Status arch is not one of Shopify's \(active, draft, archived, unlisted\); imported as active$/)]);
+  });
+
   it('stock: no tracker untracked; deny counts (never below 0); continue is untracked with stock, backorder without', async () => {
     const { products } = await load(
       csv([

@@ -122,6 +122,8 @@ function productOf(rows: Row[], state: FileState, ctx: ImportContext): StoredPro
   if (text.html) product.description_html = text.html;
   const status = statusOf(first);
   if (status) product.status = status;
+  const said = first.get('Status').trim();
+  if (said && !KNOWN_STATUSES.has(said.toLowerCase())) ctx.report.warn(`${ref}: Status ${said.slice(0, 40)} is not one of Shopify's (active, draft, archived, unlisted); imported as active`);
   if (ctx.storefrontUrl) product.url = `${ctx.storefrontUrl}/products/${handle}`;
   if (first.get('Vendor')) product.brand = first.get('Vendor').slice(0, 200);
   const tags = splitList(first.get('Tags'));
@@ -131,6 +133,9 @@ function productOf(rows: Row[], state: FileState, ctx: ImportContext): StoredPro
   if (used.length) product.options = used.map(({ name, label, values }) => ({ name, label, values }));
   return product;
 }
+
+/** Shopify's product statuses (ProductStatus): anything else in the column is said in the report. */
+const KNOWN_STATUSES = new Set(['active', 'draft', 'archived', 'unlisted']);
 
 /**
  * Draft or archived, or not published to the online store: not sold here. Unlisted (Shopify's status
