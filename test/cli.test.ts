@@ -6,7 +6,7 @@
  * database in the PostgreSQL pass); one run goes through the real bin.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,6 +170,18 @@ describe('commands on a database', { timeout: 120_000 }, () => {
     const json = await cli('seed', join(shops, 'shop_3.json'), '--json');
     expect(JSON.parse(json.out)).toEqual([{ file: join(shops, 'shop_3.json'), error: 'an id is used twice', issues: [expect.stringMatching(/^\$\.products\[30\]\.variants\[0\]\.id: variant id /)] }]);
   }, 60_000);
+
+  it("import into a new shop says the currency it took from the file (the report's first line, and `currency` in --json)", async () => {
+    const feed = 'test/fixtures/import/google/example_feed_xml_rss.xml';
+    const eur = join(dir, 'feed-eur.xml');
+    writeFileSync(eur, readFileSync(feed, 'utf8').replaceAll(' USD<', ' EUR<'));
+    const r = await cli('import', '--shop', 'shop_cli_eur', '--domain', 'cli-eur.localhost', eur);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.split('\n')[0]).toBe('imported google into shop shop_cli_eur (new, prices in EUR)');
+    const again = await cli('import', '--shop', 'shop_cli_eur', '--json', eur);
+    expect(JSON.parse(again.out)).toMatchObject({ shop: 'shop_cli_eur', currency: 'EUR', shop_created: false, unchanged: true });
+    expect(Object.keys(JSON.parse(again.out)).slice(0, 3)).toEqual(['shop', 'currency', 'format']);
+  });
 
   it('import of a file that is not there, or of a directory, exits 1 naming it and opens no database (a new DATA_DIR stays uncreated)', async () => {
     const fresh = { ...env, DATA_DIR: join(dir, 'never-created') };

@@ -13,6 +13,7 @@ import type { ImportFormat } from './adapter.ts';
 import { fetchFeed, type FeedFetchOptions, type FeedResponse } from './feed-fetch.ts';
 import { fileChunks, spool } from './input.ts';
 import { fileSources, runImport, type ImportOptions, type ImportResult } from './run.ts';
+import { findShopById } from '../core/shops/shops.ts';
 
 /** Shortest schedule period. */
 export const MIN_EVERY_SECONDS = 5 * 60;
@@ -127,7 +128,7 @@ export async function importWithFeeds(db: DB, opts: FeedImportOptions): Promise<
       spooled.push(body);
       sources.push({ name: url, key: url, chunks: () => fileChunks(body.path) });
     }
-    const result = sources.length ? await runImport(db, { ...opts, sources }) : notModified(opts.shop.id, rows);
+    const result = sources.length ? await runImport(db, { ...opts, sources }) : notModified(opts.shop.id, rows, (await findShopById(db, opts.shop.id))?.settings.currency ?? 'USD');
     result.feeds = fetched.map(({ url, res }) => ({ url, not_modified: res.notModified, ...(opts.every ? { every: formatEvery(opts.every) } : {}) }));
     if (!opts.dryRun) for (const { url, res } of fetched) await recordResult(db, opts, url, res, result, rows.get(url));
     return result;
@@ -138,9 +139,9 @@ export async function importWithFeeds(db: DB, opts: FeedImportOptions): Promise<
 }
 
 /** Nothing to import: every URL answered 304. */
-function notModified(shop: string, rows: Map<string, FeedRow | undefined>): ImportResult {
+function notModified(shop: string, rows: Map<string, FeedRow | undefined>, currency: string): ImportResult {
   const format = ([...rows.values()].find((r) => r?.format)?.format ?? 'google') as ImportFormat;
-  return { shop, format, products: { created: 0, updated: 0, unchanged: 0, unavailable: 0 }, variants: 0, skipped: [], warnings: [], dropped_fields: {}, unchanged: true, shop_created: false, dry_run: false };
+  return { shop, currency, format, products: { created: 0, updated: 0, unchanged: 0, unavailable: 0 }, variants: 0, skipped: [], warnings: [], dropped_fields: {}, unchanged: true, shop_created: false, dry_run: false };
 }
 
 /**

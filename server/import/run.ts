@@ -33,6 +33,8 @@ export interface ImportOptions {
 
 export interface ImportResult {
   shop: string;
+  /** The shop's currency: every price was read as (or refused for not being) in it; a new shop's comes from --currency, the file, or USD. */
+  currency: string;
   format: ImportFormat;
   products: { created: number; updated: number; unchanged: number; unavailable: number };
   variants: number;
@@ -106,6 +108,7 @@ export async function runImport(db: DB, opts: ImportOptions): Promise<ImportResu
   if (report.moreSkipped) report.warn(`${report.moreSkipped} more skipped rows are not listed`);
   return {
     shop: opts.shop.id,
+    currency: currency ?? 'USD',
     format: format!,
     products: { created: counts.created, updated: counts.updated, unchanged: counts.unchanged, unavailable: counts.unavailable },
     variants: counts.variants,

@@ -111,13 +111,14 @@ function checkEvery(values: Record<string, any>, positionals: string[]): number 
 
 /** The report of issue 45 point 6, in its field order (and the URLs', when there were any). */
 export function jsonReport(r: ImportResult) {
-  return { shop: r.shop, format: r.format, products: r.products, variants: r.variants, skipped: r.skipped, warnings: r.warnings, dropped_fields: r.dropped_fields, unchanged: r.unchanged, shop_created: r.shop_created, dry_run: r.dry_run, ...(r.feeds ? { feeds: r.feeds } : {}) };
+  return { shop: r.shop, currency: r.currency, format: r.format, products: r.products, variants: r.variants, skipped: r.skipped, warnings: r.warnings, dropped_fields: r.dropped_fields, unchanged: r.unchanged, shop_created: r.shop_created, dry_run: r.dry_run, ...(r.feeds ? { feeds: r.feeds } : {}) };
 }
 
 function printReport(io: Io, r: ImportResult): void {
   const p = r.products;
   const verb = r.dry_run ? 'would import' : 'imported';
-  io.out(`${verb} ${r.format} into shop ${r.shop}${r.shop_created ? ' (new)' : ''}${r.unchanged ? ': nothing changed' : ''}`);
+  // A new shop's currency is news: every price in the file was read in it, and one in another was skipped.
+  io.out(`${verb} ${r.format} into shop ${r.shop}${r.shop_created ? ` (new, prices in ${r.currency})` : ''}${r.unchanged ? ': nothing changed' : ''}`);
   const rows: Array<[string, number]> = [['created', p.created], ['updated', p.updated], ['unchanged', p.unchanged], ['unavailable', p.unavailable], ['variants', r.variants], ['skipped', r.skipped.length]];
   for (const [k, n] of rows) io.out(`  ${k.padEnd(12)}${String(n).padStart(8)}`);
   for (const f of r.feeds ?? []) io.out(`${f.url}: ${f.not_modified ? 'not modified since the last import (304): left as it is' : 'fetched'}${f.every ? `; the server imports it again every ${f.every}` : ''}`);
