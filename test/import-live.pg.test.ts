@@ -40,7 +40,12 @@ describe('import beside a running server (PostgreSQL)', () => {
     expect(first.code).toBe(0);
     // Search once so the server builds its index, then change the catalog under it.
     expect((await searchUntil('pg-live.localhost', 'hoodie', (ids) => ids.length === 3)).sort()).toEqual(['45', '46', '66']);
-    const again = await cli('import', '--shop', 'shop_pg_live', '--source', 'woocommerce', '--json', 'test/fixtures/import/shopify/product_template.csv');
+    // Named as the same source, a file listing 3 products where it had 16 is refused (a file cut short looks like that)...
+    const refused = await cli('import', '--shop', 'shop_pg_live', '--source', 'woocommerce', 'test/fixtures/import/shopify/product_template.csv');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("this would make 16 of shop shop_pg_live's products unavailable and list only 3");
+    // ...until the owner says the shop really sells only these now.
+    const again = await cli('import', '--shop', 'shop_pg_live', '--source', 'woocommerce', '--allow-shrink', '--json', 'test/fixtures/import/shopify/product_template.csv');
     expect(again.code).toBe(0);
     // Named as the same source, the Shopify file is now its whole catalog: the WooCommerce products turn unavailable.
     expect(JSON.parse(again.out).products.unavailable).toBe(16);

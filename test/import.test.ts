@@ -11,6 +11,9 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileSources, runImport, ImportRefused, type ImportOptions } from '../server/import/run.ts';
 import { ImportParseError } from '../server/import/adapter.ts';
+import { CatalogFileError } from '../server/core/catalog/catalog-check.ts';
+import { SHRINK_GUARD } from '../server/core/catalog/catalog-sync.ts';
+import { sql } from 'kysely';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const WOO = 'test/fixtures/import/woocommerce/sample_products.csv';
@@ -120,6 +123,30 @@ describe('importing again is a sync', () => {
     const partial = await run([variantOf('woo-few.csv', ['45', '46', '79', '80', '81', '90'])], { partial: true });
     expect(partial.products.unavailable).toBe(0);
     expect((await search('hoodie')).map((p) => p.id).sort()).toEqual(['45', '46', '66']);
+  });
+});
+
+describe('a file that lists much less than its source had (SHRINK_GUARD)', () => {
+  const shrink = { id: 'shop_woo_shrink', domain: 'woo-shrink.localhost', currency: 'USD' };
+  const available = async () => (await server.db.selectFrom('products').select('id').where('shop_id', '=', shrink.id).where(sql<boolean>`doc->>'status' is distinct from 'unavailable'`).execute()).length;
+
+  it('is refused, writing nothing, unless --allow-shrink says the shop really stopped selling the rest', async () => {
+    expect((await runImport(server.db, { sources: fileSources([WOO]), shop: shrink })).products.created).toBe(16);
+    // A download cut at a line break: the first three products' rows and nothing after.
+    const rows = parse(readFileSync(WOO, 'utf8'), { bom: true }) as string[][];
+    const kept = new Set(rows.slice(1).map((r) => r[0]).slice(0, 3));
+    const cut = variantOf('woo-cut-at-a-line.csv', rows.slice(1).map((r) => r[0]).filter((id) => !kept.has(id)));
+    const refused = await runImport(server.db, { sources: fileSources([cut]), shop: shrink }).catch((e) => e);
+    expect(refused).toBeInstanceOf(CatalogFileError);
+    expect(refused.message).toMatch(/^this would make 1\d of shop shop_woo_shrink's products unavailable and list only \d: a file cut short .* Nothing was written\. .*--allow-shrink/);
+    expect(await available()).toBe(16);
+    // Fewer than SHRINK_GUARD leaving, or no more than it lists: an ordinary re-import.
+    const few = await runImport(server.db, { sources: fileSources([variantOf('woo-minus-two.csv', ['45', '90'])]), shop: shrink });
+    expect(few.products.unavailable).toBeGreaterThan(0);
+    expect(few.products.unavailable).toBeLessThan(SHRINK_GUARD);
+    const allowed = await runImport(server.db, { sources: fileSources([cut]), shop: shrink, allowShrink: true });
+    expect(allowed.products.unavailable).toBeGreaterThanOrEqual(SHRINK_GUARD);
+    expect(await available()).toBeLessThan(SHRINK_GUARD);
   });
 });
 

@@ -33,6 +33,7 @@ export interface ControlImportQuery {
   format?: ImportFormat;
   source?: string;
   partial?: '1';
+  allow_shrink?: '1';
   dry_run?: '1';
 }
 
@@ -57,6 +58,7 @@ export function controlRoutes() {
       shop: { id: q.shop, domain: q.domain, name: q.name, currency: q.currency, language: q.language, storefrontUrl: q.storefront_url },
       source: q.source,
       partial: q.partial === '1',
+      allowShrink: q.allow_shrink === '1',
       dryRun: q.dry_run === '1',
     };
     let file: Awaited<ReturnType<typeof spool>> | undefined;

@@ -28,6 +28,8 @@ export interface ImportOptions {
   /** The source's name for sync (default: the URL for a feed, else the format): products it brought before and no longer lists become unavailable. */
   source?: string;
   partial?: boolean;
+  /** Let this run make unavailable more of the source's products than it lists (catalog-sync.ts SHRINK_GUARD). */
+  allowShrink?: boolean;
   dryRun?: boolean;
 }
 
@@ -104,7 +106,7 @@ export async function runImport(db: DB, opts: ImportOptions): Promise<ImportResu
     }
     return resolveShop(opts, existing, hints, currency ?? 'USD');
   };
-  const counts = await syncCatalog(db, { shop, products: records(), sources: () => keys, partial: opts.partial, dryRun: opts.dryRun });
+  const counts = await syncCatalog(db, { shop, products: records(), sources: () => keys, partial: opts.partial, allowShrink: opts.allowShrink, dryRun: opts.dryRun });
   if (report.moreSkipped) report.warn(`${report.moreSkipped} more skipped rows are not listed`);
   return {
     shop: opts.shop.id,

@@ -38,6 +38,8 @@ export const importCommand: Command = {
   --format FORMAT       force one of: ${FORMATS.join(', ')}
   --source NAME         the name re-imports are matched by (default: the format; a URL's: the URL)
   --partial             import only what the file lists: nothing becomes unavailable
+  --allow-shrink        let this import make unavailable more of the source's products than the
+                        file lists (refused without it: a file cut short looks like that)
   --dry-run             write nothing; print what would happen
   --json                print the report as one JSON object
 
@@ -54,6 +56,7 @@ export const importCommand: Command = {
     format: { type: 'string' },
     source: { type: 'string' },
     partial: { type: 'boolean' },
+    'allow-shrink': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     every: { type: 'string' },
   },
@@ -68,7 +71,7 @@ export const importCommand: Command = {
     const config = loadConfig(io.env);
     const server = await runningServer(config, io);
     const result = server?.url && server.token ? await throughServer(server as { url: string; token: string }, positionals, values, opts, every) : await withDb(io, async (db, cfg) => {
-      const common = { format: opts.format, shop: opts.shop, source: values.source, partial: values.partial, dryRun: values['dry-run'] };
+      const common = { format: opts.format, shop: opts.shop, source: values.source, partial: values.partial, allowShrink: values['allow-shrink'], dryRun: values['dry-run'] };
       const urls = positionals.filter(isFeedUrl);
       try {
         if (urls.length) return await importWithFeeds(db, { ...common, urls, files: positionals.filter((p) => !isFeedUrl(p)), every, fetch: { mode: cfg.mode } });
@@ -148,7 +151,7 @@ async function throughServer(server: { url: string; token: string }, files: stri
   const q = new URLSearchParams({ shop: opts.shop.id, [feed ? 'url' : 'file']: files[0] });
   const add = (k: string, v: unknown) => v !== undefined && v !== false && q.set(k, v === true ? '1' : String(v));
   add('domain', opts.shop.domain), add('name', opts.shop.name), add('currency', opts.shop.currency), add('language', opts.shop.language);
-  add('storefront_url', opts.shop.storefrontUrl), add('format', opts.format), add('source', values.source), add('partial', values.partial), add('dry_run', values['dry-run']);
+  add('storefront_url', opts.shop.storefrontUrl), add('format', opts.format), add('source', values.source), add('partial', values.partial), add('allow_shrink', values['allow-shrink']), add('dry_run', values['dry-run']);
   add('every', every);
   // A URL is fetched by the server (its mode's address rules), not sent.
   const body = feed ? undefined : await fileBody(files[0]);

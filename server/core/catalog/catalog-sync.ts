@@ -44,6 +44,8 @@ export interface SyncRequest {
   sources(): string[];
   /** Only what is listed: nothing becomes unavailable. */
   partial?: boolean;
+  /** Let the run make unavailable more of the source's products than it lists (SHRINK_GUARD). */
+  allowShrink?: boolean;
   /** Count, write nothing. */
   dryRun?: boolean;
 }
@@ -61,6 +63,15 @@ export interface SyncCounts {
 
 /** Products compared and written together: one read of the stored documents, statements of catalog-store.ts's batch size. */
 const SYNC_BATCH = 500;
+
+/**
+ * A run that would make unavailable more of its source's products than it lists (and at least this
+ * many) is refused unless asked for (`allowShrink`): a file cut short at a line break, or a feed URL
+ * that answered a near-empty catalog, reads like a shop that stopped selling most of what it had,
+ * and a scheduled feed would retire it unattended. Nothing is written; the message says how to
+ * proceed (docs/catalog-import.md "Re-import is sync").
+ */
+export const SHRINK_GUARD = 10;
 
 /** Syncs, then answers the counts; a write refused for what the shop already holds (a variant id of another product, a domain another shop serves) throws CatalogFileError. */
 export async function syncCatalog(db: DB, req: SyncRequest): Promise<SyncCounts> {
@@ -211,6 +222,7 @@ class SyncRun {
     if (req.partial || this.counts.shopCreated) return;
     const sources = req.sources();
     const listed = [...this.listed];
+    if (!req.allowShrink) await this.checkShrink(db, sources, listed);
     for (let after = ''; ; ) {
       const rows = await sql<{ id: string; doc: string }>`select id, doc::text as doc from products where shop_id = ${this.shop.id}
         and doc->>'source' = any(${sources}::text[]) and doc->>'status' is distinct from 'unavailable'
@@ -222,6 +234,19 @@ class SyncRun {
       const retired = rows.rows.map((r) => storedForm({ ...(JSON.parse(r.doc) as StoredProduct), status: 'unavailable' }));
       await this.write(db, stream, stream.queue({ shop: this.shop, products: retired }), retired);
     }
+  }
+
+  /** Refuses a run that would retire more of its sources' products than it lists (SHRINK_GUARD). */
+  private async checkShrink(db: DB, sources: string[], listed: string[]): Promise<void> {
+    const r = await sql<{ n: number }>`select count(*)::int as n from products where shop_id = ${this.shop.id}
+      and doc->>'source' = any(${sources}::text[]) and doc->>'status' is distinct from 'unavailable' and id <> all(${listed}::text[])`.execute(db);
+    const leaving = r.rows[0]?.n ?? 0;
+    if (leaving < SHRINK_GUARD || leaving <= listed.length) return;
+    const n = (x: number) => x.toLocaleString('en-US');
+    throw new CatalogFileError(
+      `this would make ${n(leaving)} of shop ${this.shop.id}'s products unavailable and list only ${n(listed.length)}: a file cut short or a feed that answered a partial catalog looks like this. Nothing was written. Check the file; if the shop no longer sells them, import it again with --allow-shrink (or --partial to make nothing unavailable)`,
+      [{ path: '$', code: 'catalog_shrinks', content: `${n(leaving)} products would become unavailable, ${n(listed.length)} listed` }],
+    );
   }
 
   /** The shop row, created or updated; a domain another shop serves is refused. */
