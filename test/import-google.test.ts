@@ -231,17 +231,26 @@ describe('Google feed rules', () => {
     expect((await load('id\ttitle\tprice\tbrand\nA\tMug\t5.00 USD').catch((e) => e)).reason).toMatch(/end the file with a line break/);
   });
 
-  it("a feed declaring another encoding than UTF-8 is refused in words that name the declaration, not a spreadsheet's", async () => {
+  it('a feed declaring Latin-1 (ISO-8859-1) or Windows-1252 is read as it declares; another declared encoding is refused naming it, not with advice about spreadsheets', async () => {
     const whole = readFileSync(join(DIR, 'example_feed_xml_rss.xml'));
-    const latin1 = (declaration: string) =>
+    // Google's example feed in one byte per character, with an é (0xE9 in Latin-1) before "Dior".
+    const single = (declaration: string) =>
       Buffer.concat([Buffer.from(declaration), whole.subarray(whole.indexOf('\n')).subarray(0, whole.indexOf('Dior') - whole.indexOf('\n')), Buffer.from([0xe9]), whole.subarray(whole.indexOf('Dior'))]);
-    const read = async (bytes: Buffer) => {
-      for await (const _ of utf8Chunks(Readable.from([bytes])));
+    const text = async (bytes: Buffer) => {
+      let out = '';
+      for await (const chunk of utf8Chunks(Readable.from([bytes]))) out += chunk;
+      return out;
     };
-    const declared = await read(latin1('<?xml version="1.0" encoding="ISO-8859-1"?>')).catch((e) => e);
-    expect(declared).toBeInstanceOf(ImportParseError);
-    expect(declared.reason).toBe('not UTF-8 text: the feed declares encoding="ISO-8859-1", and the import reads UTF-8 only: have the feed written as UTF-8 (encoding="UTF-8")');
-    const undeclared = await read(latin1('<?xml version="1.0"?>')).catch((e) => e);
+    for (const name of ['ISO-8859-1', 'iso-8859-1', 'windows-1252']) {
+      const decoded = await text(single(`<?xml version="1.0" encoding="${name}"?>`));
+      expect(decoded).toContain('\u00e9Dior');
+      const { products } = await load(decoded);
+      expect(products.filter((p) => JSON.stringify(p).includes('\u00e9Dior'))).toHaveLength(1);
+    }
+    const other = await text(single('<?xml version="1.0" encoding="Shift_JIS"?>')).catch((e) => e);
+    expect(other).toBeInstanceOf(ImportParseError);
+    expect(other.reason).toBe('not UTF-8 text: the feed declares encoding="Shift_JIS", and the import reads UTF-8, Latin-1 (ISO-8859-1) and Windows-1252 only: have the feed written as UTF-8 (encoding="UTF-8")');
+    const undeclared = await text(single('<?xml version="1.0"?>')).catch((e) => e);
     expect(undeclared.reason).toMatch(/^not UTF-8 text \(a spreadsheet may have saved it/);
   });
 

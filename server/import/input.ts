@@ -1,7 +1,10 @@
 /**
- * An import's bytes as text chunks: UTF-8 only (what every platform exports today), decoded as they
+ * An import's bytes as text chunks: UTF-8 (what every platform exports today), decoded as they
  * stream. A byte that is not UTF-8 stops the import naming its line, with what to do (a spreadsheet
  * saved the file as Windows-1252); a UTF-16 file says so. A leading byte order mark is dropped.
+ * An XML feed whose declaration names Latin-1 (ISO-8859-1) or Windows-1252 — encodings Google
+ * Merchant Center accepts feeds in — is decoded as it declares; any other declared encoding is
+ * refused naming it.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +16,7 @@ import { ImportParseError } from './adapter.ts';
 
 /** Decodes byte chunks as UTF-8, throwing ImportParseError at the first invalid byte's line. */
 export async function* utf8Chunks(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  let decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let lines = 1;
   let first = true;
   let declared: string | undefined;
@@ -21,7 +24,11 @@ export async function* utf8Chunks(bytes: AsyncIterable<Uint8Array>): AsyncGenera
     if (first && chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
       throw new ImportParseError('the file is UTF-16 text: save or export it as UTF-8 (CSV UTF-8 in a spreadsheet)', 1);
     }
-    if (first) declared = xmlEncoding(chunk);
+    if (first) {
+      declared = xmlEncoding(chunk);
+      // Every byte is a character in these: nothing to refuse (WHATWG reads both labels as Windows-1252).
+      if (declared && SINGLE_BYTE.test(declared)) decoder = new TextDecoder('windows-1252');
+    }
     first = false;
     let text: string;
     try {
@@ -40,6 +47,9 @@ export async function* utf8Chunks(bytes: AsyncIterable<Uint8Array>): AsyncGenera
   }
 }
 
+/** Declared encodings decoded as declared: Latin-1 under its names, and Windows-1252 (its superset). */
+const SINGLE_BYTE = /^(iso[-_]?8859-1|iso_8859-1:1987|latin-?1|l1|windows-1252|cp1252|us-ascii|ascii)$/i;
+
 /** The encoding an XML declaration at the file's start names (`<?xml version="1.0" encoding="ISO-8859-1"?>`), when not UTF-8. */
 function xmlEncoding(chunk: Uint8Array): string | undefined {
   const start = new TextDecoder('latin1').decode(chunk.subarray(0, 200));
@@ -56,7 +66,7 @@ function notUtf8(chunk: Uint8Array, linesBefore: number, declared?: string): Imp
   const column = before.length - before.lastIndexOf('\n');
   return new ImportParseError(
     declared
-      ? `not UTF-8 text: the feed declares encoding="${declared}", and the import reads UTF-8 only: have the feed written as UTF-8 (encoding="UTF-8")`
+      ? `not UTF-8 text: the feed declares encoding="${declared}", and the import reads UTF-8, Latin-1 (ISO-8859-1) and Windows-1252 only: have the feed written as UTF-8 (encoding="UTF-8")`
       : 'not UTF-8 text (a spreadsheet may have saved it as Windows-1252 or Latin-1): export it again as UTF-8',
     line,
     column,
