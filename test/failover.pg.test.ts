@@ -65,11 +65,15 @@ describe('failover between a primary and a hot standby', () => {
       await prepareDatabase(db, { demo: false, accounts: false });
       const { rows } = await sql<{ port: number; standby: boolean }>`select inet_server_port() as port, pg_is_in_recovery() as standby`.execute(db);
       expect(rows[0]).toEqual({ port: Number(new URL(pair.primary.url).port), standby: false });
-      // The standby has what the primary committed (synchronous replication).
+      // The standby has what the primary committed (synchronous replication): on disk when the
+      // commit returned, visible once it has replayed it, which a loaded machine may take a moment to do.
       const c = new pg.Client({ connectionString: pair.standby.url.replace(/\/ucp$/, `/${t.name}`) });
       await c.connect();
       try {
-        expect((await c.query('select count(*)::int as n from kysely_migration')).rows[0].n).toBeGreaterThan(0);
+        const migrations = async () => (await c.query('select count(*)::int as n from kysely_migration').catch(() => ({ rows: [{ n: 0 }] }))).rows[0].n as number;
+        let n = await migrations();
+        for (const deadline = Date.now() + 15_000; n === 0 && Date.now() < deadline; n = await migrations()) await new Promise((r) => setTimeout(r, 100));
+        expect(n).toBeGreaterThan(0);
       } finally {
         await c.end();
       }
