@@ -2,27 +2,45 @@
  * Platform CSV exports as records (Shopify, WooCommerce): csv-parse streaming, never split by hand,
  * and csv-parse's errors in a shop owner's words with their line.
  */
-import { parse, CsvError } from 'csv-parse';
+import { parse, CsvError, type Options } from 'csv-parse';
 import { ImportParseError } from './adapter.ts';
 
 /**
  * The file's records as csv-parse streams them (never split by hand): chunks are written as they
- * arrive and records read as they are parsed, so the text itself is never held whole.
- *
- * A file cut short inside a row (a download or copy that stopped) ends without a line break on a
- * row with fewer cells than the header: that is refused, not read as a row whose last cells (a
- * price cut from 17.99 to 17.9, everything after it empty) are what the file says.
+ * arrive and records read as they are parsed, so the text itself is never held whole. Rows with no
+ * text in any cell are left out; csv-parse's errors come out in a shop owner's words.
  */
 export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
-  // The line each row ends on, as csv-parse reads it.
-  let lastLine = 0;
+  try {
+    yield* delimitedRows(chunks, {}, { skip: (record) => !record.some((c) => c.trim() !== '') });
+  } catch (err) {
+    throw err instanceof CsvError ? csvError(err) : err;
+  }
+}
+
+/**
+ * Rows of a delimited file (CSV, or tab-separated with `{ delimiter: '\t' }`) as csv-parse streams
+ * them, the first (the header) included; `skip` leaves rows out. `at.line` is the line the last whole
+ * row ended on, for callers placing csv-parse's errors, which are thrown as they are.
+ *
+ * A file cut short inside a row (a download or copy that stopped) ends without a line break on a
+ * row with fewer cells than the header: the last row is held until the file ends and then refused
+ * (cutInsideRow), not read as a row whose last cells (a price cut from 17.99 to 17.9, everything
+ * after it empty) are what the file says.
+ */
+export async function* delimitedRows(
+  chunks: AsyncIterable<string>,
+  options: Options,
+  { skip, at = { line: 0 } }: { skip?: (record: string[]) => boolean; at?: { line: number } } = {},
+): AsyncGenerator<string[]> {
   const parser = parse({
+    ...options,
     relax_column_count: true,
     skip_empty_lines: true,
-    on_record: (record: string[], context: { lines: number }) => ((lastLine = context.lines), record),
+    on_record: (record: string[], context: { lines: number }) => ((at.line = context.lines), record),
   });
   let endsWithLineBreak = true;
-  void (async () => {
+  const pump = (async () => {
     try {
       for await (const chunk of chunks) {
         if (parser.destroyed) return;
@@ -39,18 +57,15 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       header ??= record.length;
-      if (!record.some((c) => c.trim() !== '')) continue;
+      if (skip?.(record)) continue;
       if (held) yield held;
       held = record;
     }
-    if (held && header !== undefined && held.length < header && !endsWithLineBreak) {
-      throw cutInsideRow(held.length, header, lastLine);
-    }
+    if (held && header !== undefined && held.length < header && !endsWithLineBreak) throw cutInsideRow(held.length, header, at.line);
     if (held) yield held;
-  } catch (err) {
-    throw err instanceof CsvError ? csvError(err) : err;
   } finally {
     parser.destroy();
+    await pump;
   }
 }
 

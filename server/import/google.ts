@@ -10,11 +10,10 @@
  * begins; memory stays flat however long the feed); the rest at the end. An item that comes
  * later than that for a group already imported is skipped, saying so.
  */
-import { parse as csvParse } from 'csv-parse';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import type { StoredProduct, StoredVariant } from '../formats/catalog-format.ts';
 import { ImportParseError, type Adapter, type ImportContext } from './adapter.ts';
-import { cutInsideRow } from './csv.ts';
+import { delimitedRows } from './csv.ts';
 import { barcodeType, describe, isExcelMangled, slugify, splitList, toId } from './text.ts';
 import { detached } from '../core/shared/strings.ts';
 
@@ -241,49 +240,19 @@ class XmlItems {
  */
 async function* readTsv(first: string, rest: AsyncIterator<string>): AsyncGenerator<Item[]> {
   // The line each whole row ends on, noted as csv-parse reads it (rows may still wait in its buffer when it fails).
-  let lastLine = 0;
-  const parser = csvParse({
-    delimiter: '\t',
-    relax_quotes: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    on_record: (record: string[], context: { lines: number }) => ((lastLine = context.lines), record),
-  });
-  let endsWithLineBreak = true;
-  const pump = (async () => {
-    try {
-      for await (const chunk of allChunks(first, rest)) {
-        if (chunk) endsWithLineBreak = /[\r\n]$/.test(chunk);
-        if (!parser.write(chunk)) await new Promise((r) => parser.once('drain', r));
-      }
-      parser.end();
-    } catch (e) {
-      parser.destroy(e as Error);
-    }
-  })();
+  const at = { line: 0 };
   let header: string[] | undefined;
-  // The last row is held until the file ends: cut short inside it (no line break after it, fewer cells
-  // than the header), it is refused rather than read with its last values cut.
-  let held: string[] | undefined;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      if (!header) {
-        header = record.map((h) => h.trim().toLowerCase().replace(/^g:/, '').replace(/\s+/g, '_'));
-        if (!header.includes('id') || !(header.includes('title') || header.includes('price'))) throw new ImportParseError(NOT_A_FEED, 1);
+    for await (const record of delimitedRows(allChunks(first, rest), { delimiter: '\t', relax_quotes: true }, { at })) {
+      if (header) {
+        yield [tsvItem(header, record)];
         continue;
       }
-      if (held) yield [tsvItem(header, held)];
-      held = record;
+      header = record.map((h) => h.trim().toLowerCase().replace(/^g:/, '').replace(/\s+/g, '_'));
+      if (!header.includes('id') || !(header.includes('title') || header.includes('price'))) throw new ImportParseError(NOT_A_FEED, 1);
     }
-    if (held && header && held.length < header.length && !endsWithLineBreak) {
-      throw cutInsideRow(held.length, header.length, lastLine);
-    }
-    if (held) yield [tsvItem(header!, held)];
   } catch (e) {
-    throw tsvError(e, lastLine, header);
-  } finally {
-    parser.destroy();
-    await pump;
+    throw tsvError(e, at.line, header);
   }
 }
 
