@@ -152,7 +152,8 @@ function missingFor(format: ImportFormat, head: string): string {
   return 'not a catalog file (no "shop" and "products")';
 }
 
-function explainOpen(name: string, e: unknown): Error {
+/** Why `name` could not be opened, in a shop owner's words (ImportParseError), or `e` itself when it is no such reason. */
+export function explainOpen(name: string, e: unknown): Error {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new ImportParseError(`${name}: no such file`);
   if (code === 'EACCES' || code === 'EPERM') return new ImportParseError(`${name}: permission denied`);

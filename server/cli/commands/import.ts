@@ -6,7 +6,7 @@
  */
 import { CatalogFileError } from '../../core/catalog/catalog-check.ts';
 import { FORMATS, ImportParseError, type ImportFormat } from '../../import/adapter.ts';
-import { fileSources, ImportRefused, runImport, type ImportResult } from '../../import/run.ts';
+import { explainOpen, fileSources, ImportRefused, runImport, type ImportResult } from '../../import/run.ts';
 import { CliError, UsageError, required, type Command, type Io } from '../cli.ts';
 import { withDb } from '../open.ts';
 import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
@@ -190,7 +190,6 @@ function checkReadable(file: string): void {
 }
 
 function unreadable(file: string, e: unknown): CliError {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
-  return new CliError(`${file}: ${why}`);
+  const why = explainOpen(file, e);
+  return new CliError(why instanceof ImportParseError ? why.message : `${file}: ${why.message}`);
 }

@@ -12,7 +12,7 @@
  * parsed while this one is written.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/index.ts';
 import type { ShopSettings, StoredProduct } from '../../formats/catalog-format.ts';
 import { BULK_LOAD_PRODUCTS, BatchStream, compareWithStored, loadTransaction, scratchVectors, storedForm } from './catalog-store.ts';
@@ -220,13 +220,14 @@ class SyncRun {
   /** Products the run's sources brought before and did not list now become unavailable (counted; written with a stream). */
   async retire(db: DB, req: SyncRequest, stream: BatchStream | undefined): Promise<void> {
     if (req.partial || this.counts.shopCreated) return;
-    const sources = req.sources();
     const listed = [...this.listed];
-    if (!req.allowShrink) await this.checkShrink(db, sources, listed);
+    // The products that leave: this shop's, from these sources, still available, not listed now.
+    const leaving = sql<boolean>`shop_id = ${this.shop.id} and doc->>'source' = any(${req.sources()}::text[])
+      and doc->>'status' is distinct from 'unavailable' and id <> all(${listed}::text[])`;
+    if (!req.allowShrink) await this.checkShrink(db, leaving, listed.length);
     for (let after = ''; ; ) {
-      const rows = await sql<{ id: string; doc: string }>`select id, doc::text as doc from products where shop_id = ${this.shop.id}
-        and doc->>'source' = any(${sources}::text[]) and doc->>'status' is distinct from 'unavailable'
-        and id > ${after} and id <> all(${listed}::text[]) order by id limit ${SYNC_BATCH}`.execute(db);
+      const rows = await sql<{ id: string; doc: string }>`select id, doc::text as doc from products where ${leaving}
+        and id > ${after} order by id limit ${SYNC_BATCH}`.execute(db);
       if (!rows.rows.length) return;
       after = rows.rows.at(-1)!.id;
       this.counts.unavailable += rows.rows.length;
@@ -237,15 +238,14 @@ class SyncRun {
   }
 
   /** Refuses a run that would retire more of its sources' products than it lists (SHRINK_GUARD). */
-  private async checkShrink(db: DB, sources: string[], listed: string[]): Promise<void> {
-    const r = await sql<{ n: number }>`select count(*)::int as n from products where shop_id = ${this.shop.id}
-      and doc->>'source' = any(${sources}::text[]) and doc->>'status' is distinct from 'unavailable' and id <> all(${listed}::text[])`.execute(db);
-    const leaving = r.rows[0]?.n ?? 0;
-    if (leaving < SHRINK_GUARD || leaving <= listed.length) return;
-    const n = (x: number) => x.toLocaleString('en-US');
+  private async checkShrink(db: DB, leaving: RawBuilder<boolean>, listed: number): Promise<void> {
+    const r = await sql<{ n: number }>`select count(*)::int as n from products where ${leaving}`.execute(db);
+    const n = r.rows[0]?.n ?? 0;
+    if (n < SHRINK_GUARD || n <= listed) return;
+    const words = (x: number) => x.toLocaleString('en-US');
     throw new CatalogFileError(
-      `this would make ${n(leaving)} of shop ${this.shop.id}'s products unavailable and list only ${n(listed.length)}: a file cut short or a feed that answered a partial catalog looks like this. Nothing was written. Check the file; if the shop no longer sells them, import it again with --allow-shrink (or --partial to make nothing unavailable)`,
-      [{ path: '$', code: 'catalog_shrinks', content: `${n(leaving)} products would become unavailable, ${n(listed.length)} listed` }],
+      `this would make ${words(n)} of shop ${this.shop.id}'s products unavailable and list only ${words(listed)}: a file cut short or a feed that answered a partial catalog looks like this. Nothing was written. Check the file; if the shop no longer sells them, import it again with --allow-shrink (or --partial to make nothing unavailable)`,
+      [{ path: '$', code: 'catalog_shrinks', content: `${words(n)} products would become unavailable, ${words(listed)} listed` }],
     );
   }
 
